@@ -1,0 +1,19 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../core/config/loadConfig.js';
+import { registerChunkCommand } from './commands/chunk.js';
+import { fail } from './output.js';
+
+const program = new Command('cairn')
+  .description('Cairn: ask your Markdown notes, offline. Every command takes --vault, --data-dir and --config.')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerChunkCommand(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof ConfigError) fail(`config: ${error.message}`);
+  fail(error instanceof Error ? error.message : String(error));
+}

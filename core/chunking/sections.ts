@@ -1,0 +1,66 @@
+import GithubSlugger from 'github-slugger';
+import type { Heading } from '../parse/markdownTree.js';
+import { reduceWikilinks } from '../parse/links.js';
+import { trim } from './rangeSplitter.js';
+
+/** A stretch of a note under one heading path: what a chunk is cut from. */
+export interface Section {
+  start: number;
+  end: number;
+  headerPath: string[];
+  level: number;
+  anchor: string;
+}
+
+/**
+ * Cuts the body at every heading: the text before the first heading (if not blank), then one section per
+ * heading up to the next heading of any level. Spans are trimmed of surrounding white space.
+ */
+export function sectionsAtHeadings(text: string, bodyStart: number, headings: Heading[]): Section[] {
+  const sections: Section[] = [];
+  const first = headings[0]?.start ?? text.length;
+  const preamble = trim(text, bodyStart, first);
+  if (preamble) sections.push({ ...preamble, headerPath: [], level: 0, anchor: '' });
+  const slugger = new GithubSlugger();
+  const stack: Array<{ level: number; title: string }> = [];
+  headings.forEach((heading, i) => {
+    const title = reduceWikilinks(heading.text);
+    while (stack.length && stack.at(-1)!.level >= heading.level) stack.pop();
+    stack.push({ level: heading.level, title });
+    const span = trim(text, heading.start, headings[i + 1]?.start ?? text.length)!;
+    sections.push({ ...span, headerPath: stack.map((s) => s.title), level: heading.level, anchor: title ? slugger.slug(title) : '' });
+  });
+  return sections;
+}
+
+/** The whole body as one section (strategy "none"). */
+export function wholeBody(text: string, bodyStart: number): Section[] {
+  const span = trim(text, bodyStart, text.length);
+  return span ? [{ ...span, headerPath: [], level: 0, anchor: '' }] : [];
+}
+
+/**
+ * Merges adjacent sections while one of the pair is shorter than `minChars` and the result stays within
+ * `maxChars`. A merge never climbs the hierarchy: a section joins a run only if it is as deep as the run's
+ * first section or deeper (a sibling or a descendant), so "## A" never swallows the following "# B".
+ * The merged section is cited by the heading of its longest part (the content it is mostly about).
+ */
+export function mergeSmallSections(sections: Section[], minChars: number, maxChars: number): Section[] {
+  const merged: Section[] = [];
+  let run: { first: Section; longest: Section; start: number; end: number } | undefined;
+  const flush = () => {
+    if (run) merged.push({ ...run.longest, start: run.start, end: run.end });
+  };
+  for (const section of sections) {
+    const size = section.end - section.start;
+    if (run && (run.end - run.start < minChars || size < minChars) && section.level >= run.first.level && section.end - run.start <= maxChars) {
+      run.end = section.end;
+      if (size > run.longest.end - run.longest.start) run.longest = section;
+    } else {
+      flush();
+      run = { first: section, longest: section, start: section.start, end: section.end };
+    }
+  }
+  flush();
+  return merged;
+}

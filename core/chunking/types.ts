@@ -1,0 +1,64 @@
+import type { FrontmatterError, NoteMetadata } from '../parse/frontmatter.js';
+import type { NoteLink } from '../parse/links.js';
+
+/** A citable passage of one note: exactly `source.slice(start, end)`, plus what gets indexed. */
+export interface Chunk {
+  /** Deterministic: `docId#<section ordinal>[_sub_<n>]@<hash prefix>`. */
+  id: string;
+  /** The note's vault-relative path, `/`-separated. */
+  docId: string;
+  /** Position among the note's chunks, from 0. */
+  index: number;
+  /** Headings above and at the chunk, root first, wikilinks reduced to their display text. */
+  headerPath: string[];
+  /** Level of the chunk's own heading (0 before the first heading). */
+  level: number;
+  /** URL slug of the chunk's heading, as GitHub and Obsidian make it ('' before the first heading). */
+  anchor: string;
+  /** N of `_sub_N` when the chunk is a piece of a force-split section, else null. */
+  sub: number | null;
+  text: string;
+  /** The tail of the previous sibling sub-chunk prepended to `content` ('' unless sub > 0). */
+  overlap: string;
+  /** What is indexed and embedded: header path (if configured) + overlap + text. */
+  content: string;
+  /** UTF-16 offsets into the note text after BOM removal. */
+  start: number;
+  end: number;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  /** Tokens of `content` as the embedding model counts them. */
+  tokenCount: number;
+  /** SHA-256 prefix of `content`: the embedding cache key. */
+  hash: string;
+  title: string;
+  aliases: string[];
+  /** Front matter tags plus the inline #tags of this chunk. */
+  tags: string[];
+  /** Wikilinks, embeds and local Markdown links inside this chunk. */
+  links: NoteLink[];
+  frontmatter: Record<string, unknown>;
+  mtime: number;
+}
+
+/** A note as the chunker takes it. */
+export interface NoteInput {
+  /** Vault-relative, `/`-separated. */
+  path: string;
+  /** BOM already removed. */
+  text: string;
+  mtimeMs: number;
+}
+
+export interface ChunkedNote {
+  chunks: Chunk[];
+  metadata: NoteMetadata;
+  /** Set when the front matter could not be parsed; the note is still chunked as text. */
+  frontmatterError?: FrontmatterError;
+}
+
+/** A chunking strategy, chosen from config by `createChunker`. */
+export interface Chunker {
+  chunk(note: NoteInput): ChunkedNote;
+}

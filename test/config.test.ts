@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseConfig } from '../core/config/loadConfig.js';
+import { CONFIG_SCHEMA, defaultConfig } from '../core/config/schema.js';
+
+function errorOf(text: string): ConfigError {
+  try {
+    parseConfig(text, 'config.toml');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
+    return error;
+  }
+  assert.fail('expected the config to be rejected');
+}
+
+describe('config.toml', () => {
+  it('the shipped config.toml is valid and states every default', async () => {
+    const text = await readFile(new URL('../config.toml', import.meta.url), 'utf8');
+    const config = parseConfig(text, 'config.toml');
+    const defaults = defaultConfig();
+    for (const [section, options] of Object.entries(CONFIG_SCHEMA)) {
+      for (const key of Object.keys(options)) {
+        const value = (config as Record<string, Record<string, unknown>>)[section][key];
+        const expected = (defaults as Record<string, Record<string, unknown>>)[section][key];
+        if (`${section}.${key}` === 'vault.path') assert.equal(value, 'sample-vault');
+        else assert.deepEqual(value, expected, `${section}.${key} in config.toml differs from its default`);
+        assert.match(text, new RegExp(`^${key} = `, 'm'), `${section}.${key} is not documented in config.toml`);
+      }
+    }
+  });
+
+  it('omitted sections and keys take defaults', () => {
+    const config = parseConfig('[chunking]\nmax_chunk_chars = 1500\n', 'c.toml');
+    assert.equal(config.chunking.max_chunk_chars, 1500);
+    assert.equal(config.chunking.min_chunk_chars, 200);
+    assert.equal(config.chunking.overlap_chars, 50);
+    assert.equal(config.chunking.strategy, 'header_based');
+    assert.deepEqual(config.vault.exclude, ['.obsidian/**', '.git/**', '.trash/**', 'node_modules/**']);
+  });
+
+  it('a TOML syntax error names line and column', () => {
+    const error = errorOf('[chunking]\nmin_chunk_chars = 100\nmax_chunk_chars = = 3\n');
+    assert.equal(error.line, 3);
+    assert.ok(error.column && error.column > 1);
+    assert.match(error.message, /^config\.toml:3:\d+: invalid TOML/);
+  });
+
+  it('an unknown key names the key, its line and the keys the section takes', () => {
+    const error = errorOf('[chunking]\nmin_chunk_chars = 100\nmax_chunk_size = 3\n');
+    assert.equal(error.key, 'chunking.max_chunk_size');
+    assert.equal(error.line, 3);
+    assert.match(error.message, /takes strategy, min_chunk_chars, max_chunk_chars/);
+  });
+
+  it('an unknown section is rejected', () => {
+    const error = errorOf('[chunkin]\nx = 1\n');
+    assert.equal(error.key, 'chunkin');
+    assert.equal(error.line, 1);
+  });
+
+  it('a wrong type names the key and what is expected', () => {
+    assert.match(errorOf('[chunking]\nmax_chunk_chars = "2000"\n').message, /chunking\.max_chunk_chars: expected a whole number, got the string "2000"/);
+    assert.match(errorOf('[chunking]\nmax_chunk_chars = 20.5\n').message, /expected a whole number/);
+    assert.match(errorOf('[chunking]\ninclude_parent_headers = "yes"\n').message, /expected true or false/);
+    assert.match(errorOf('[vault]\nexclude = ".git"\n').message, /vault\.exclude: expected an array of strings/);
+    assert.match(errorOf('[chunking]\nstrategy = "paragraphs"\n').message, /expected one of "header_based", "none"/);
+  });
+
+  it('impossible values are rejected with the key named', () => {
+    const minOverMax = errorOf('[chunking]\nmin_chunk_chars = 3000\nmax_chunk_chars = 2000\n');
+    assert.equal(minOverMax.key, 'chunking.min_chunk_chars');
+    assert.equal(minOverMax.line, 2);
+    assert.match(errorOf('[chunking]\noverlap_chars = -5\n').message, /chunking\.overlap_chars: must be at least 0/);
+    assert.match(errorOf('[chunking]\noverlap_chars = 2000\n').message, /chunking\.overlap_chars: must be smaller than chunking\.max_chunk_chars/);
+  });
+
+  describe('loading from a path', () => {
+    let dir: string;
+    after(() => rm(dir, { recursive: true, force: true }));
+    it('resolves relative paths from the config file folder', async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-config-'));
+      const file = path.join(dir, 'my.toml');
+      await writeFile(file, '[vault]\npath = "notes"\n[index]\ndata_dir = "../data"\n');
+      const { config, file: loaded } = await loadConfig(file);
+      assert.equal(loaded, file);
+      assert.equal(config.vault.path, path.join(dir, 'notes'));
+      assert.equal(config.index.data_dir, path.resolve(dir, '../data'));
+    });
+    it('a missing file is a ConfigError naming it', async () => {
+      await assert.rejects(loadConfig(path.join(dir, 'nope.toml')), (error: unknown) => error instanceof ConfigError && /nope\.toml: cannot read config file \(ENOENT\)/.test(error.message));
+    });
+  });
+});
