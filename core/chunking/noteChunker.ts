@@ -34,38 +34,51 @@ abstract class SectionChunker implements Chunker {
     const lines = lineStarts(text);
     const chunks: Chunk[] = [];
     this.sections(text, frontmatter.end, outline).forEach((section, ordinal) => {
-      const pieces = this.piecesOf(text, section, outline, this.maxChars());
-      pieces.forEach((piece, n) => {
+      const prefix = this.prefixFor(section);
+      const pieces = this.piecesOf(text, section, prefix, outline);
+      pieces.forEach(({ span, overlap }, n) => {
         const sub = pieces.length > 1 ? n : null;
-        const overlap = sub ? overlapTail(text.slice(pieces[n - 1].start, pieces[n - 1].end), this.config.overlap_chars) : '';
-        chunks.push(this.assemble(note, metadata, outline, lines, section, piece, ordinal, sub, overlap, chunks.length));
+        chunks.push(this.assemble(note, metadata, outline, lines, section, prefix, span, ordinal, sub, overlap, chunks.length));
       });
     });
     return { chunks, metadata, frontmatterError: frontmatter.error };
   }
 
-  private prefixOf(section: Section): string {
-    return this.config.include_parent_headers && section.headerPath.length ? `${section.headerPath.join(' > ')}\n\n` : '';
+  /**
+   * The header path put before the text for indexing, taking at most half the token window: a very deep
+   * or very long path loses its root headings first, then the words beyond the budget.
+   */
+  private prefixFor(section: Section): string {
+    if (!this.config.include_parent_headers || section.headerPath.length === 0) return '';
+    const budget = Math.floor(this.tokens.window / 2);
+    const path = section.headerPath;
+    for (let from = 0; from < path.length; from++) {
+      const candidate = `${path.slice(from).join(' > ')}\n\n`;
+      if (this.tokens.count(candidate) <= budget) return candidate;
+    }
+    const words = path.at(-1)!.split(/\s+/);
+    while (words.length && this.tokens.count(words.join(' ')) > budget) words.pop();
+    return words.length ? `${words.join(' ')}\n\n` : '';
   }
 
-  /** The section whole when it fits; else its pieces, each fitting with its prefix and overlap. */
-  private piecesOf(text: string, section: Section, outline: MarkdownOutline, maxChars: number): Span[] {
-    const prefix = this.prefixOf(section);
+  /** The section whole when it fits; else its pieces, each fitting the window with its prefix and overlap. */
+  private piecesOf(text: string, section: Section, prefix: string, outline: MarkdownOutline): Array<{ span: Span; overlap: string }> {
     const window = this.tokens.window;
-    if (section.end - section.start <= maxChars && this.tokens.count(prefix + text.slice(section.start, section.end)) <= window) return [section];
-    // Room left for text once the header prefix and the largest possible overlap (≤ 1 token per character) are in.
-    const reserve = this.tokens.count(prefix) + Math.min(this.config.overlap_chars, Math.floor(window / 4));
-    let maxTokens = Math.max(1, window - reserve);
+    const maxChars = this.maxChars();
+    if (section.end - section.start <= maxChars && this.tokens.count(prefix + text.slice(section.start, section.end)) <= window) return [{ span: section, overlap: '' }];
+    // Room left for text once the prefix and the largest likely overlap (≤ 1 token per character) are in.
+    let maxTokens = Math.max(1, window - this.tokens.count(prefix) - Math.min(this.config.overlap_chars, Math.floor(window / 4)));
     for (;;) {
-      const pieces = splitRange(text, section.start, section.end, outline.headings, outline.blocks, {
-        maxChars,
-        maxTokens,
-        countTokens: (t) => this.tokens.count(t),
+      const spans = splitRange(text, section.start, section.end, outline.headings, outline.blocks, { maxChars, maxTokens, countTokens: (t) => this.tokens.count(t) });
+      const pieces = spans.map((span, n) => {
+        const body = text.slice(span.start, span.end);
+        const tail = n ? overlapTail(text.slice(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '';
+        // The overlap is context, not content: it is the first thing dropped when the window is tight.
+        const overlap = tail && this.tokens.count(contentOf(prefix, tail, body)) <= window ? tail : '';
+        return { span, overlap, tokens: this.tokens.count(contentOf(prefix, overlap, body)) };
       });
-      const worst = Math.max(
-        ...pieces.map((piece, n) => this.tokens.count(contentOf(prefix, n ? overlapTail(text.slice(pieces[n - 1].start, pieces[n - 1].end), this.config.overlap_chars) : '', text.slice(piece.start, piece.end)))),
-      );
-      // Token counts are not always additive across piece boundaries (word pieces); tighten and retry.
+      // Token counts are not always additive across piece boundaries (word pieces): tighten and retry.
+      const worst = Math.max(...pieces.map((p) => p.tokens));
       if (worst <= window || maxTokens === 1) return pieces;
       maxTokens = Math.max(1, maxTokens - (worst - window));
     }
@@ -77,6 +90,7 @@ abstract class SectionChunker implements Chunker {
     outline: MarkdownOutline,
     lines: number[],
     section: Section,
+    prefix: string,
     piece: Span,
     ordinal: number,
     sub: number | null,
@@ -84,7 +98,7 @@ abstract class SectionChunker implements Chunker {
     index: number,
   ): Chunk {
     const text = note.text.slice(piece.start, piece.end);
-    const content = contentOf(this.prefixOf(section), overlap, text);
+    const content = contentOf(prefix, overlap, text);
     const hash = createHash('sha256').update(content).digest('hex').slice(0, 16);
     const refs = extractInlineRefs(note.text, piece.start, piece.end, outline.codeRanges);
     return {

@@ -40,9 +40,12 @@ export function wholeBody(text: string, bodyStart: number): Section[] {
 }
 
 /**
- * Merges adjacent sections while one of the pair is shorter than `minChars` and the result stays within
- * `maxChars`. A merge never climbs the hierarchy: a section joins a run only if it is as deep as the run's
- * first section or deeper (a sibling or a descendant), so "## A" never swallows the following "# B".
+ * Merges small sections with their neighbours, keeping the hierarchy:
+ * - a run of sections shorter than `minChars` takes in the next section (forward merge);
+ * - a short section that nothing after it can take in (the next heading is shallower, or there is none)
+ *   joins the run before it (backward merge);
+ * - a section joins a run only if it is as deep as the run's first section or deeper (a sibling or a
+ *   descendant), so "## A" never swallows the following "# B"; and never beyond `maxChars`.
  * The merged section is cited by the heading of its longest part (the content it is mostly about).
  */
 export function mergeSmallSections(sections: Section[], minChars: number, maxChars: number): Section[] {
@@ -51,16 +54,18 @@ export function mergeSmallSections(sections: Section[], minChars: number, maxCha
   const flush = () => {
     if (run) merged.push({ ...run.longest, start: run.start, end: run.end });
   };
-  for (const section of sections) {
+  sections.forEach((section, i) => {
     const size = section.end - section.start;
-    if (run && (run.end - run.start < minChars || size < minChars) && section.level >= run.first.level && section.end - run.start <= maxChars) {
+    const next = sections[i + 1];
+    const strandedIfAlone = size < minChars && !(next && next.level >= section.level);
+    if (run && section.level >= run.first.level && section.end - run.start <= maxChars && (run.end - run.start < minChars || strandedIfAlone)) {
       run.end = section.end;
       if (size > run.longest.end - run.longest.start) run.longest = section;
     } else {
       flush();
       run = { first: section, longest: section, start: section.start, end: section.end };
     }
-  }
+  });
   flush();
   return merged;
 }

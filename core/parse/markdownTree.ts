@@ -47,8 +47,9 @@ export class MarkdownOutliner {
   private constructor(private readonly parser: Parser) {}
 
   static async create(): Promise<MarkdownOutliner> {
+    const language = await loadLanguage();
     const parser = new Parser();
-    parser.setLanguage(await loadLanguage());
+    parser.setLanguage(language);
     return new MarkdownOutliner(parser);
   }
 
@@ -92,14 +93,19 @@ function visitContainer(cursor: TreeCursor, source: string, outline: MarkdownOut
   cursor.gotoParent();
 }
 
-/** The list items of a list, or the inner blocks of a quote; also records code nested in them. */
+/**
+ * The list items of a list, or the inner blocks of a quote, each extended back to where the previous one
+ * ended so that quote markers (`> `) stay inside a part; also records code nested in them.
+ */
 function collectParts(cursor: TreeCursor, outline: MarkdownOutline): Array<[number, number]> {
   const parts: Array<[number, number]> = [];
+  let from = cursor.startIndex;
   if (!cursor.gotoFirstChild()) return parts;
   do {
     const type = cursor.nodeType;
     if (type === 'block_quote_marker' || type === 'block_continuation') continue;
-    parts.push([cursor.startIndex, cursor.endIndex]);
+    parts.push([from, cursor.endIndex]);
+    from = cursor.endIndex;
     if (CODE_BLOCKS.has(type)) outline.codeRanges.push([cursor.startIndex, cursor.endIndex]);
     else collectNestedCode(cursor, outline);
   } while (cursor.gotoNextSibling());

@@ -1,0 +1,442 @@
+export type LinkKind = 'wikilink' | 'embed' | 'markdown';
+export interface NoteLink {
+  kind: LinkKind;
+  target: string;
+  heading?: string;
+  blockId?: string;
+  alias?: string;
+  start: number;
+  end: number;
+}
+export interface InlineRefs {
+  links: NoteLink[];
+  tags: string[];
+}
+
+type Span = readonly [number, number];
+
+// CommonMark's own limit; also keeps a run of stray "(" from being rescanned for every "[x](".
+const MAX_DESTINATION_PARENS = 32;
+const TAG_BODY = /[\p{L}\p{N}\p{M}_\-/]+/uy;
+const HAS_NON_DIGIT = /[^\p{N}]/u;
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:/;
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
+const BACKSLASH_ESCAPE = /\\([!-/:-@[-`{-~])/g;
+
+export function extractInlineRefs(
+  text: string,
+  from: number,
+  to: number,
+  codeRanges: ReadonlyArray<readonly [number, number]>,
+): InlineRefs {
+  const start = clamp(from, 0, text.length);
+  const end = clamp(to, start, text.length);
+  const links: NoteLink[] = [];
+  const tags = new TagCollector();
+  for (const [segStart, segEnd] of segmentsOutside(codeRanges, start, end)) {
+    new SegmentScanner(text, segStart, segEnd, links, tags).run();
+  }
+  return { links, tags: tags.list };
+}
+
+export function reduceWikilinks(text: string): string {
+  return text.replace(/(?<!\\)!?\[\[((?:(?!\]\]|\[\[)[^\r\n])+)\]\]/g, (raw, inner: string) => {
+    const parts = parseWikilinkInner(inner);
+    if (!parts) return raw;
+    if (parts.alias !== undefined) return parts.alias;
+    if (parts.target === '') return parts.heading ?? `^${parts.blockId}`;
+    return parts.heading !== undefined ? `${parts.target} > ${parts.heading}` : parts.target;
+  });
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(Math.max(Number.isFinite(value) ? Math.trunc(value) : min, min), max);
+}
+
+/** The parts of [start, end) not covered by any code range; links never cross a code block. */
+function segmentsOutside(ranges: ReadonlyArray<readonly [number, number]>, start: number, end: number): Span[] {
+  const sorted = ranges
+    .map(([s, e]) => [Math.max(s, start), Math.min(e, end)] as const)
+    .filter(([s, e]) => e > s)
+    .sort((a, b) => a[0] - b[0]);
+  const segments: Span[] = [];
+  let cursor = start;
+  for (const [s, e] of sorted) {
+    if (s > cursor) segments.push([cursor, s]);
+    cursor = Math.max(cursor, e);
+  }
+  if (cursor < end) segments.push([cursor, end]);
+  return segments;
+}
+
+class TagCollector {
+  readonly list: string[] = [];
+  private readonly seen = new Set<string>();
+  add(tag: string): void {
+    // Obsidian treats tags case-insensitively; the first spelling wins.
+    const key = tag.toLowerCase();
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.list.push(tag);
+  }
+}
+
+class SegmentScanner {
+  private readonly codeSpans: Span[];
+  private readonly paragraphBreaks: number[];
+  private readonly closingBracketOf: Map<number, number>;
+
+  constructor(
+    private readonly text: string,
+    private readonly start: number,
+    private readonly end: number,
+    private readonly links: NoteLink[],
+    private readonly tags: TagCollector,
+  ) {
+    this.paragraphBreaks = this.findParagraphBreaks();
+    this.codeSpans = this.findCodeSpans();
+    this.closingBracketOf = this.matchBrackets();
+  }
+
+  run(): void {
+    const { text, end } = this;
+    let spanIndex = 0;
+    let i = this.start;
+    while (i < end) {
+      while (spanIndex < this.codeSpans.length && this.codeSpans[spanIndex]![1] <= i) spanIndex++;
+      const span = this.codeSpans[spanIndex];
+      if (span && span[0] <= i) {
+        i = span[1];
+        continue;
+      }
+      const ch = text[i];
+      if (ch === '\\') {
+        i += i + 1 < end && ASCII_PUNCTUATION.test(text[i + 1]!) ? 2 : 1;
+        continue;
+      }
+      if (ch === '!' && text[i + 1] === '[' && i + 1 < end) {
+        const next = this.tryLinkAt(i + 1, true);
+        i = next ?? i + 1;
+        continue;
+      }
+      if (ch === '[') {
+        const next = this.tryLinkAt(i, false);
+        i = next ?? i + 1;
+        continue;
+      }
+      if (ch === '#') {
+        i = this.tryTagAt(i);
+        continue;
+      }
+      i++;
+    }
+  }
+
+  /** Returns the offset after the link syntax when one starts at `bracket`, whether or not it is recorded. */
+  private tryLinkAt(bracket: number, isEmbed: boolean): number | undefined {
+    const linkStart = isEmbed ? bracket - 1 : bracket;
+    if (this.text[bracket + 1] === '[' && bracket + 1 < this.end) {
+      const wikilinkEnd = this.tryWikilink(bracket, linkStart, isEmbed);
+      if (wikilinkEnd !== undefined) return wikilinkEnd;
+    }
+    return this.tryMarkdownLink(bracket, linkStart, isEmbed);
+  }
+
+  private tryWikilink(open: number, linkStart: number, isEmbed: boolean): number | undefined {
+    const { text, end } = this;
+    let j = open + 2;
+    while (j + 1 < end) {
+      const span = this.codeSpanAt(j);
+      if (span) {
+        j = span[1];
+        continue;
+      }
+      const ch = text[j];
+      if (ch === '\n' || ch === '\r') return undefined;
+      if (ch === '[' && text[j + 1] === '[') return undefined;
+      if (ch === ']' && text[j + 1] === ']') break;
+      j++;
+    }
+    if (j + 1 >= end) return undefined;
+    const parts = parseWikilinkInner(text.slice(open + 2, j));
+    if (!parts) return undefined;
+    this.links.push({ kind: isEmbed ? 'embed' : 'wikilink', ...parts, start: linkStart, end: j + 2 });
+    return j + 2;
+  }
+
+  private tryMarkdownLink(open: number, linkStart: number, isImage: boolean): number | undefined {
+    const { text } = this;
+    const j = this.closingBracketOf.get(open);
+    if (j === undefined || text[j + 1] !== '(' || j + 1 >= this.end) return undefined;
+    const destination = this.parseDestination(j + 2);
+    if (!destination) return undefined;
+
+    const label = text.slice(open + 1, j).trim();
+    const link = localLink(destination.value);
+    if (link) {
+      this.links.push({
+        kind: isImage ? 'embed' : 'markdown',
+        ...link,
+        ...(label !== '' ? { alias: label } : {}),
+        start: linkStart,
+        end: destination.end,
+      });
+    }
+    return destination.end;
+  }
+
+  /** Parses `dest "title")` starting just after "("; returns the raw destination and the offset after ")". */
+  private parseDestination(from: number): { value: string; end: number } | undefined {
+    const { text } = this;
+    const limit = this.paragraphEnd(from);
+    let k = skipWhitespace(text, from, limit);
+    let value: string;
+    if (text[k] === '<') {
+      const close = findUnescaped(text, k + 1, limit, '>', '<\n\r');
+      if (close === undefined) return undefined;
+      value = text.slice(k + 1, close);
+      k = close + 1;
+    } else {
+      const destStart = k;
+      let parens = 0;
+      for (; k < limit; k++) {
+        const ch = text[k]!;
+        if (ch === '\\' && k + 1 < limit && ASCII_PUNCTUATION.test(text[k + 1]!)) {
+          k++;
+          continue;
+        }
+        if (ch <= ' ') break;
+        if (ch === '(') {
+          if (++parens > MAX_DESTINATION_PARENS) return undefined;
+        } else if (ch === ')') {
+          if (parens === 0) break;
+          parens--;
+        }
+      }
+      if (parens !== 0) return undefined;
+      value = text.slice(destStart, k);
+    }
+    const beforeTitle = k;
+    k = skipWhitespace(text, k, limit);
+    const opener = text[k];
+    if (k > beforeTitle && (opener === '"' || opener === "'" || opener === '(')) {
+      const close = findUnescaped(text, k + 1, limit, opener === '(' ? ')' : opener, opener === '(' ? '(' : '');
+      if (close === undefined) return undefined;
+      k = skipWhitespace(text, close + 1, limit);
+    }
+    if (k >= limit || text[k] !== ')') return undefined;
+    return { value: value.replace(BACKSLASH_ESCAPE, '$1'), end: k + 1 };
+  }
+
+  private tryTagAt(hash: number): number {
+    const { text } = this;
+    const previous = hash > 0 ? text[hash - 1]! : '';
+    if (previous !== '' && previous !== '(' && previous !== ',' && !/\s/.test(previous)) return hash + 1;
+    TAG_BODY.lastIndex = hash + 1;
+    const match = TAG_BODY.exec(text);
+    if (!match) return hash + 1;
+    const bodyEnd = Math.min(hash + 1 + match[0].length, this.end);
+    const tag = text.slice(hash + 1, bodyEnd).replace(/\/+$/, '');
+    if (HAS_NON_DIGIT.test(tag)) this.tags.add(tag);
+    return bodyEnd;
+  }
+
+  private codeSpanAt(offset: number): Span | undefined {
+    // Binary search: spans are sorted and disjoint.
+    let low = 0;
+    let high = this.codeSpans.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const span = this.codeSpans[mid]!;
+      if (offset < span[0]) high = mid - 1;
+      else if (offset >= span[1]) low = mid + 1;
+      else return span;
+    }
+    return undefined;
+  }
+
+  /** Offset of the next blank line after `offset`, or the segment end: inline syntax never crosses one. */
+  private paragraphEnd(offset: number): number {
+    const breaks = this.paragraphBreaks;
+    let low = 0;
+    let high = breaks.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (breaks[mid]! <= offset) low = mid + 1;
+      else high = mid;
+    }
+    return low < breaks.length ? breaks[low]! : this.end;
+  }
+
+  private findParagraphBreaks(): number[] {
+    const breaks: number[] = [];
+    const blankLine = /\n[ \t]*(?=\r?\n|\r)/g;
+    blankLine.lastIndex = this.start;
+    for (let m = blankLine.exec(this.text); m && m.index < this.end; m = blankLine.exec(this.text)) {
+      breaks.push(m.index + 1);
+    }
+    return breaks;
+  }
+
+  /**
+   * Pairs each "[" with the "]" that closes it (nesting allowed, not across a paragraph break),
+   * in one pass so that many unmatched "[" cost linear time.
+   */
+  private matchBrackets(): Map<number, number> {
+    const { text, end } = this;
+    const pairs = new Map<number, number>();
+    const open: number[] = [];
+    let spanIndex = 0;
+    let breakIndex = 0;
+    let i = this.start;
+    while (i < end) {
+      const span = this.codeSpans[spanIndex];
+      if (span && span[0] <= i) {
+        i = Math.max(i, span[1]);
+        spanIndex++;
+        continue;
+      }
+      const paragraphBreak = this.paragraphBreaks[breakIndex];
+      if (paragraphBreak !== undefined && paragraphBreak <= i) {
+        open.length = 0;
+        breakIndex++;
+        continue;
+      }
+      const ch = text[i];
+      if (ch === '\\' && i + 1 < end && ASCII_PUNCTUATION.test(text[i + 1]!)) {
+        i += 2;
+        continue;
+      }
+      if (ch === '[') open.push(i);
+      else if (ch === ']' && open.length > 0) pairs.set(open.pop()!, i);
+      i++;
+    }
+    return pairs;
+  }
+
+  /** CommonMark code spans: a run of N backticks closes at the next run of exactly N in the same paragraph. */
+  private findCodeSpans(): Span[] {
+    const { text, end } = this;
+    const spans: Span[] = [];
+    // Remembers "no run of this length before that limit" so unmatched runs don't rescan the paragraph.
+    const failedUpTo = new Map<number, number>();
+    let i = this.start;
+    while (i < end) {
+      const ch = text[i];
+      if (ch === '\\') {
+        i += i + 1 < end && ASCII_PUNCTUATION.test(text[i + 1]!) ? 2 : 1;
+        continue;
+      }
+      if (ch !== '`') {
+        i++;
+        continue;
+      }
+      const runLength = backtickRun(text, i, end);
+      const limit = this.paragraphEnd(i);
+      const close = failedUpTo.get(runLength) === limit ? -1 : findBacktickRun(text, i + runLength, limit, runLength);
+      if (close < 0) {
+        failedUpTo.set(runLength, limit);
+        i += runLength;
+        continue;
+      }
+      spans.push([i, close + runLength]);
+      i = close + runLength;
+    }
+    return spans;
+  }
+}
+
+function backtickRun(text: string, from: number, limit: number): number {
+  let k = from;
+  while (k < limit && text[k] === '`') k++;
+  return k - from;
+}
+
+function findBacktickRun(text: string, from: number, limit: number, length: number): number {
+  let k = from;
+  while (k < limit) {
+    if (text[k] !== '`') {
+      k++;
+      continue;
+    }
+    const run = backtickRun(text, k, limit);
+    if (run === length) return k;
+    k += run;
+  }
+  return -1;
+}
+
+function skipWhitespace(text: string, from: number, limit: number): number {
+  let k = from;
+  while (k < limit && (text[k] === ' ' || text[k] === '\t' || text[k] === '\n' || text[k] === '\r')) k++;
+  return k;
+}
+
+function findUnescaped(text: string, from: number, limit: number, closer: string, forbidden: string): number | undefined {
+  for (let k = from; k < limit; k++) {
+    const ch = text[k]!;
+    if (ch === '\\') {
+      k++;
+      continue;
+    }
+    if (ch === closer) return k;
+    if (forbidden.includes(ch)) return undefined;
+  }
+  return undefined;
+}
+
+interface LinkParts {
+  target: string;
+  heading?: string;
+  blockId?: string;
+  alias?: string;
+}
+
+function parseWikilinkInner(inner: string): LinkParts | undefined {
+  const pipe = inner.indexOf('|');
+  let linkPart = pipe < 0 ? inner : inner.slice(0, pipe);
+  // Inside table rows the separator is written "\|".
+  if (pipe > 0 && linkPart.endsWith('\\')) linkPart = linkPart.slice(0, -1);
+  const alias = pipe < 0 ? '' : inner.slice(pipe + 1).trim();
+  const parts = splitFragment(linkPart.trim(), linkPart.indexOf('#'));
+  if (!parts) return undefined;
+  return alias !== '' ? { ...parts, alias } : parts;
+}
+
+/** Splits "target#Heading", "target#^block" and "target#Heading#^block" at the first "#". */
+function splitFragment(link: string, hash: number): LinkParts | undefined {
+  const target = (hash < 0 ? link : link.slice(0, hash)).trim();
+  const fragment = hash < 0 ? '' : link.slice(hash + 1).trim();
+  const parts: LinkParts = { target };
+  const blockMarker = fragment.startsWith('^') ? 0 : fragment.indexOf('#^');
+  if (blockMarker >= 0) {
+    const heading = fragment.slice(0, blockMarker).trim();
+    const blockId = fragment.slice(blockMarker + (blockMarker === 0 ? 1 : 2)).trim();
+    if (heading !== '') parts.heading = heading;
+    if (blockId !== '') parts.blockId = blockId;
+  } else if (fragment !== '') {
+    parts.heading = fragment;
+  }
+  if (target === '' && parts.heading === undefined && parts.blockId === undefined) return undefined;
+  return parts;
+}
+
+/** A Markdown destination pointing into the vault, or undefined for URLs and same-page fragments. */
+function localLink(destination: string): LinkParts | undefined {
+  const dest = destination.trim();
+  if (dest === '' || dest.startsWith('#') || dest.startsWith('//') || URL_SCHEME.test(dest)) return undefined;
+  const hash = dest.indexOf('#');
+  const path = percentDecode(hash < 0 ? dest : dest.slice(0, hash)).trim();
+  if (path === '') return undefined;
+  const fragment = hash < 0 ? '' : percentDecode(dest.slice(hash + 1));
+  return splitFragment(fragment === '' ? path : `${path}#${fragment}`, fragment === '' ? -1 : path.length);
+}
+
+function percentDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // A stray "%" (e.g. "100%.md") is not an escape; keep the text as written.
+    return value;
+  }
+}
