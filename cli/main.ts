@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/config/loadConfig.js';
 import { registerChunkCommand } from './commands/chunk.js';
+import { registerEvalCommand } from './commands/eval.js';
+import { registerVaultCommands } from './commands/vaultCommands.js';
 import { fail } from './output.js';
 
 const program = new Command('cairn')
@@ -8,7 +10,9 @@ const program = new Command('cairn')
   .showHelpAfterError()
   .exitOverride();
 
+registerVaultCommands(program);
 registerChunkCommand(program);
+registerEvalCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -37,6 +37,13 @@ export const CONFIG_SCHEMA = {
     include_parent_headers: { type: 'boolean', default: true, doc: 'Prefix each chunk\'s indexed text with its header path ("Note > Section > Sub").' },
   },
   embedding: {
+    model: {
+      type: 'string',
+      default: 'cairn-glove-100d',
+      doc: 'Embedding model: "cairn-glove-100d" (bundled, offline) or a Hugging Face model id such as "Xenova/bge-small-en-v1.5" (downloaded into the data folder on first use).',
+    },
+    dtype: { type: 'string', default: 'q8', choices: ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16'], doc: 'Which weights of the model to load (q8 = 8-bit quantised).' },
+    batch_size: { type: 'integer', default: 0, min: 0, max: 256, doc: 'Texts per embedding call; 0 picks a good size for the model kind.' },
     max_tokens: {
       type: 'integer',
       default: 0,
@@ -44,9 +51,22 @@ export const CONFIG_SCHEMA = {
       doc: 'Largest number of tokens of a chunk\'s embedded text; 0 means the model\'s own input window. Chunks are split further rather than truncated.',
     },
   },
-  search: {},
+  search: {
+    mode: { type: 'string', default: 'hybrid', choices: ['hybrid', 'keyword', 'vector'], doc: 'Default search mode.' },
+    k: { type: 'integer', default: 10, min: 1, max: 200, doc: 'Results returned.' },
+    rrf_k: { type: 'integer', default: 60, min: 1, doc: 'Reciprocal Rank Fusion constant: score = Σ weight / (rrf_k + rank).' },
+    keyword_weight: { type: 'number', default: 1.0, min: 0, doc: 'Weight of the keyword (BM25) ranking in the fusion.' },
+    vector_weight: { type: 'number', default: 1.0, min: 0, doc: 'Weight of the vector (embedding) ranking in the fusion.' },
+    graph_multiplier: { type: 'number', default: 0.5, min: 0, max: 1, doc: 'Chunks of notes linked from or to a top result join with this share of that result\'s score (0 turns the graph off).' },
+    recency_boost: { type: 'boolean', default: true, doc: 'Multiply scores of notes modified within 7 days by 1.2 and within 30 days by 1.1.' },
+    max_chunks_per_note: { type: 'integer', default: 2, min: 1, doc: 'At most this many chunks of one note in the results.' },
+    query_expansion: { type: 'boolean', default: true, doc: 'Also search the keyword index for the vault\'s words nearest to the query words in the embedding space (with a lower weight).' },
+  },
   index: {
     data_dir: { type: 'string', default: '', doc: 'Where Cairn keeps its index (one subfolder per vault); empty means the OS app-data folder. Never inside the vault.' },
+    vector_backend: { type: 'string', default: 'auto', choices: ['auto', 'faiss', 'flat'], doc: '"faiss" (faiss-node), "flat" (exact TypeScript search), or "auto": faiss when it loads.' },
+    vector_kind: { type: 'string', default: 'auto', choices: ['auto', 'flat', 'hnsw'], doc: '"flat" is exact; "hnsw" is approximate and faster on very large vaults; "auto" switches to HNSW at hnsw_threshold vectors.' },
+    hnsw_threshold: { type: 'integer', default: 200000, min: 1, doc: 'Vector count at which vector_kind "auto" switches from exact to HNSW search.' },
   },
   llm: {},
 } as const satisfies Record<string, Record<string, OptionSpec>>;
@@ -68,6 +88,7 @@ export type CairnConfig = {
 };
 
 export type ChunkingConfig = CairnConfig['chunking'];
+export type SearchConfig = CairnConfig['search'];
 
 export function defaultConfig(): CairnConfig {
   const config: Record<string, Record<string, unknown>> = {};

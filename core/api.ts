@@ -1,0 +1,178 @@
+// The one typed facade over core: the CLI, the Electron main process and the HTTP server use only this.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { createChunker } from './chunking/createChunker.js';
+import type { Chunker } from './chunking/types.js';
+import { CHUNKER_VERSION } from './chunking/noteChunker.js';
+import type { CairnConfig } from './config/schema.js';
+import { EmbeddingCache } from './embedding/embeddingCache.js';
+import { createEmbedder, type Embedder } from './embedding/embedder.js';
+import { faissStatus, type VectorIndexOptions } from './indices/vectorIndex.js';
+import { defaultDataRoot, isInside, vaultDataDir } from './indexing/dataPaths.js';
+import type { IndexListener, IndexSummary } from './indexing/indexEvents.js';
+import { IndexState } from './indexing/indexState.js';
+import { readManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './indexing/manifest.js';
+import { VaultIndexer } from './indexing/vaultIndexer.js';
+import { GRAMMAR_VERSION } from './parse/markdownTree.js';
+import { EmbeddingNeighbourExpander } from './search/queryExpander.js';
+import { QueryOrchestrator, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
+
+export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
+export type { SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
+
+export interface VaultStatus {
+  vault: string;
+  dataDir: string;
+  notes: number;
+  chunks: number;
+  vectorBackend: 'faiss' | 'flat';
+  vectorKind: 'flat' | 'hnsw';
+  /** Why faiss is not the backend, when it is not. */
+  faissUnavailable?: string;
+  model: string;
+  dims: number;
+  dtype: string;
+  tokenWindow: number;
+  /** Set when the next `index()` will rebuild everything, with the reason. */
+  pendingRebuild?: string;
+  manifest?: Manifest;
+  failed: Array<{ path: string; reason: string }>;
+  frontmatterErrors: Array<{ path: string; reason: string }>;
+}
+
+export class CairnError extends Error {}
+
+/** An open vault: its index, kept in memory, and the operations on it. */
+export class CairnVault {
+  private pendingRebuild?: string;
+  private expanderReady = false;
+
+  private constructor(
+    readonly config: CairnConfig,
+    readonly vaultPath: string,
+    readonly dataDir: string,
+    private readonly embedder: Embedder,
+    private readonly cache: EmbeddingCache,
+    private readonly chunker: Chunker,
+    private readonly identity: IndexIdentity,
+    private readonly vectorOptions: VectorIndexOptions,
+    private state: IndexState,
+    rebuild: string | undefined,
+  ) {
+    this.pendingRebuild = rebuild;
+    this.expander = new EmbeddingNeighbourExpander(embedder, cache);
+    this.indexer = this.indexerFor(state);
+  }
+
+  private readonly expander: EmbeddingNeighbourExpander;
+  private indexer: VaultIndexer;
+
+  private indexerFor(state: IndexState): VaultIndexer {
+    return new VaultIndexer({
+      vaultPath: this.vaultPath,
+      scanOptions: this.config.vault,
+      chunker: this.chunker,
+      embedder: this.embedder,
+      cache: this.cache,
+      state,
+      // The expansion vocabulary follows the keyword index; its word vectors stay in the cache with the chunks'.
+      beforePersist: async () => {
+        await this.refreshExpander();
+        return this.expander.hashes();
+      },
+    });
+  }
+
+  /** Opens (without indexing) the vault named by `config.vault.path`, loading its persisted index if it matches. */
+  static async open(config: CairnConfig): Promise<CairnVault> {
+    if (!config.vault.path) throw new CairnError('no vault given: pass --vault DIR or set [vault] path in config.toml');
+    const vaultPath = path.resolve(config.vault.path);
+    const dataRoot = config.index.data_dir ? path.resolve(config.index.data_dir) : defaultDataRoot();
+    if (isInside(dataRoot, vaultPath)) throw new CairnError(`the data folder ${dataRoot} is inside the vault ${vaultPath}: sync tools would see the index; choose another --data-dir`);
+    const dataDir = vaultDataDir(dataRoot, vaultPath);
+    await mkdir(dataDir, { recursive: true });
+    const embedder = await createEmbedder({
+      model: config.embedding.model,
+      dtype: config.embedding.dtype,
+      batchSize: config.embedding.batch_size,
+      maxTokens: config.embedding.max_tokens,
+      dataRoot,
+    });
+    const chunker = await createChunker(config.chunking, embedder.tokens);
+    const identity: IndexIdentity = {
+      schemaVersion: SCHEMA_VERSION,
+      chunkerVersion: CHUNKER_VERSION,
+      chunking: { ...config.chunking },
+      embedding: { modelId: embedder.modelId, dims: embedder.dims, dtype: embedder.dtype, fingerprint: embedder.fingerprint, tokenWindow: embedder.tokens.window },
+      grammarVersion: GRAMMAR_VERSION,
+      vaultPath,
+    };
+    const vectorOptions: VectorIndexOptions = {
+      dims: embedder.dims,
+      backend: config.index.vector_backend,
+      kind: config.index.vector_kind,
+      hnswThreshold: config.index.hnsw_threshold,
+    };
+    const { state, rebuild } = await IndexState.open(dataDir, identity, vectorOptions);
+    const cache = await EmbeddingCache.open(path.join(dataDir, 'embeddings.bin'), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
+    return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild);
+  }
+
+  /** Brings the index up to date: a full rebuild when the manifest says so, else only what changed. */
+  async index(listener: IndexListener = () => {}): Promise<IndexSummary> {
+    if (this.pendingRebuild) listener({ type: 'rebuild-started', reason: this.pendingRebuild });
+    const summary = await this.indexer.sync(listener);
+    this.pendingRebuild = undefined;
+    return summary;
+  }
+
+  /** Drops the index and builds it again from the vault (cached embeddings are reused). */
+  async rebuild(listener: IndexListener = () => {}, reason = 'requested'): Promise<IndexSummary> {
+    this.state = IndexState.empty(this.dataDir, this.identity, this.vectorOptions);
+    this.indexer = this.indexerFor(this.state);
+    this.pendingRebuild = reason;
+    return this.index(listener);
+  }
+
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    if (!this.expanderReady) await this.refreshExpander();
+    return new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
+  }
+
+  status(manifest?: Manifest): VaultStatus {
+    const faiss = faissStatus();
+    const failed = [...this.state.store.failures].map(([p, reason]) => ({ path: p, reason }));
+    const frontmatterErrors = [...this.state.store.allNotes()].filter((n) => n.frontmatterError).map((n) => ({ path: n.path, reason: n.frontmatterError! }));
+    return {
+      vault: this.vaultPath,
+      dataDir: this.dataDir,
+      notes: this.state.store.noteCount,
+      chunks: this.state.store.chunkCount,
+      vectorBackend: this.state.vectors.backend,
+      vectorKind: this.state.vectors.kind,
+      ...(faiss.available ? {} : { faissUnavailable: faiss.reason }),
+      model: this.embedder.modelId,
+      dims: this.embedder.dims,
+      dtype: this.embedder.dtype,
+      tokenWindow: this.embedder.tokens.window,
+      ...(this.pendingRebuild ? { pendingRebuild: this.pendingRebuild } : {}),
+      ...(manifest ? { manifest } : {}),
+      failed,
+      frontmatterErrors,
+    };
+  }
+
+  async statusWithManifest(): Promise<VaultStatus> {
+    return this.status(await readManifest(this.dataDir));
+  }
+
+  async close(): Promise<void> {
+    await this.embedder.close();
+  }
+
+  private async refreshExpander(): Promise<void> {
+    this.expanderReady = true;
+    if (!this.config.search.query_expansion || this.state.keyword.size === 0) return;
+    await this.expander.build(this.state.keyword.terms());
+  }
+}

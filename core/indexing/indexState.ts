@@ -1,0 +1,98 @@
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { KeywordIndex } from '../indices/keywordIndex.js';
+import { LinkGraph } from '../indices/linkGraph.js';
+import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vectorIndex.js';
+import { writeFileAtomic } from './atomicWrite.js';
+import { readManifest, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
+import { NOTES_FILE, NoteStore } from './noteStore.js';
+
+const KEYWORD_FILE = 'keyword.json';
+const GRAPH_FILE = 'graph.json';
+const VECTORS_DIR = 'vectors';
+
+/** Everything one vault's index holds, in memory, with its persistence. */
+export class IndexState {
+  private constructor(
+    readonly dir: string,
+    readonly identity: IndexIdentity,
+    readonly store: NoteStore,
+    readonly keyword: KeywordIndex,
+    readonly vectors: VectorIndex,
+    readonly graph: LinkGraph,
+    private builtAt: string,
+    private generation: number,
+  ) {}
+
+  static empty(dir: string, identity: IndexIdentity, vectorOptions: VectorIndexOptions): IndexState {
+    return new IndexState(dir, identity, new NoteStore(), KeywordIndex.create(), createVectorIndex(vectorOptions), LinkGraph.create(), new Date().toISOString(), 0);
+  }
+
+  /**
+   * Loads the persisted index when it matches `identity`. Otherwise returns an empty state and the reason a
+   * full rebuild is needed (no index, changed config or model, or damaged files — never an exception).
+   */
+  static async open(dir: string, identity: IndexIdentity, vectorOptions: VectorIndexOptions): Promise<{ state: IndexState; rebuild?: string }> {
+    const manifest = await readManifest(dir);
+    const reason = rebuildReason(manifest, identity);
+    if (reason || !manifest) return { state: IndexState.empty(dir, identity, vectorOptions), rebuild: reason ?? 'no index yet' };
+    const gen = path.join(dir, generationDir(manifest.generation));
+    try {
+      for (const [file, size] of Object.entries(manifest.files)) {
+        const actual = (await stat(path.join(gen, file)).catch(() => undefined))?.size;
+        if (actual !== size) throw new Error(`${file} is ${actual === undefined ? 'missing' : `${actual} bytes, expected ${size}`}`);
+      }
+      const [store, keyword, graph, vectors] = await Promise.all([
+        NoteStore.load(gen),
+        readFile(path.join(gen, KEYWORD_FILE), 'utf8').then((json) => KeywordIndex.fromJSON(json)),
+        readFile(path.join(gen, GRAPH_FILE), 'utf8').then((json) => LinkGraph.fromJSON(json)),
+        loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions),
+      ]);
+      if (store.chunkCount !== keyword.size || store.chunkCount !== vectors.size) {
+        throw new Error(`indices disagree: ${store.chunkCount} chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
+      }
+      return { state: new IndexState(dir, identity, store, keyword, vectors, graph, manifest.builtAt, manifest.generation) };
+    } catch (error) {
+      return { state: IndexState.empty(dir, identity, vectorOptions), rebuild: `index files damaged (${(error as Error).message})` };
+    }
+  }
+
+  /**
+   * Writes every part into a new generation folder, then the manifest that points at it (atomic rename),
+   * then deletes older generations. A crash at any moment leaves the previous manifest and its complete files.
+   */
+  async save(): Promise<void> {
+    const existing = (await readdir(this.dir).catch(() => [] as string[])).filter((e) => /^g\d+$/.test(e)).map((e) => Number(e.slice(1)));
+    const generation = Math.max(this.generation, ...existing) + 1;
+    const gen = path.join(this.dir, generationDir(generation));
+    await rm(gen, { recursive: true, force: true });
+    const files: Record<string, number> = {};
+    files[NOTES_FILE] = await this.store.save(gen);
+    const keywordJson = this.keyword.toJSON();
+    await writeFileAtomic(path.join(gen, KEYWORD_FILE), keywordJson);
+    files[KEYWORD_FILE] = Buffer.byteLength(keywordJson);
+    const graphJson = this.graph.toJSON();
+    await writeFileAtomic(path.join(gen, GRAPH_FILE), graphJson);
+    files[GRAPH_FILE] = Buffer.byteLength(graphJson);
+    await this.vectors.save(path.join(gen, VECTORS_DIR));
+    const manifest: Manifest = {
+      ...this.identity,
+      schemaVersion: SCHEMA_VERSION,
+      generation,
+      files,
+      notes: this.store.noteCount,
+      chunks: this.store.chunkCount,
+      builtAt: this.builtAt,
+      updatedAt: new Date().toISOString(),
+    };
+    await writeManifest(this.dir, manifest);
+    this.generation = generation;
+    for (const entry of await readdir(this.dir)) {
+      if (/^g\d+$/.test(entry) && entry !== generationDir(generation)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
+    }
+  }
+}
+
+function generationDir(generation: number): string {
+  return `g${String(generation).padStart(6, '0')}`;
+}

@@ -1,0 +1,142 @@
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Chunk } from '../chunking/types.js';
+import type { NoteLink } from '../parse/links.js';
+import { writeFileAtomic } from './atomicWrite.js';
+
+/** A chunk as persisted: everything but what the note record already holds, and `content` (derivable). */
+export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'title' | 'aliases' | 'frontmatter' | 'mtime'>;
+
+/** One indexed note: file identity (to skip unchanged files), metadata, and its chunks. */
+export interface NoteRecord {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** SHA-256 of the note text: an unchanged text is never re-chunked, whatever its mtime. */
+  textHash: string;
+  title: string;
+  aliases: string[];
+  tags: string[];
+  frontmatter: Record<string, unknown>;
+  frontmatterError?: string;
+  chunks: StoredChunk[];
+}
+
+export interface ChunkRef {
+  note: NoteRecord;
+  chunk: StoredChunk;
+}
+
+export const NOTES_FILE = 'notes.jsonl';
+
+export class NoteStoreCorruptError extends Error {}
+
+/** The indexed notes and their chunks, by path and by chunk id; persisted as one JSON line per note. */
+export class NoteStore {
+  private readonly notes = new Map<string, NoteRecord>();
+  private readonly chunks = new Map<string, ChunkRef>();
+  /** Files that could not be indexed, with the reason (unreadable, binary...). */
+  readonly failures = new Map<string, string>();
+
+  get noteCount(): number {
+    return this.notes.size;
+  }
+
+  get chunkCount(): number {
+    return this.chunks.size;
+  }
+
+  note(notePath: string): NoteRecord | undefined {
+    return this.notes.get(notePath);
+  }
+
+  chunk(id: string): ChunkRef | undefined {
+    return this.chunks.get(id);
+  }
+
+  paths(): IterableIterator<string> {
+    return this.notes.keys();
+  }
+
+  allNotes(): IterableIterator<NoteRecord> {
+    return this.notes.values();
+  }
+
+  /** Adds or replaces a note; returns the ids of the chunks it replaced. */
+  put(record: NoteRecord): string[] {
+    const removed = this.delete(record.path);
+    this.notes.set(record.path, record);
+    for (const chunk of record.chunks) this.chunks.set(chunk.id, { note: record, chunk });
+    this.failures.delete(record.path);
+    return removed;
+  }
+
+  /** Removes a note; returns the ids of its chunks. */
+  delete(notePath: string): string[] {
+    const record = this.notes.get(notePath);
+    if (!record) return [];
+    this.notes.delete(notePath);
+    for (const chunk of record.chunks) this.chunks.delete(chunk.id);
+    return record.chunks.map((c) => c.id);
+  }
+
+  clear(): void {
+    this.notes.clear();
+    this.chunks.clear();
+    this.failures.clear();
+  }
+
+  /** Writes the store atomically; returns the file size (recorded in the manifest). */
+  async save(dir: string): Promise<number> {
+    let size = 0;
+    const store = this;
+    await writeFileAtomic(
+      path.join(dir, NOTES_FILE),
+      (function* () {
+        yield counted(JSON.stringify({ failures: Object.fromEntries(store.failures) }));
+        for (const record of store.notes.values()) yield counted(JSON.stringify(record));
+      })(),
+    );
+    return size;
+
+    function counted(line: string): Buffer {
+      const bytes = Buffer.from(`${line}\n`);
+      size += bytes.length;
+      return bytes;
+    }
+  }
+
+  static async load(dir: string): Promise<NoteStore> {
+    const store = new NoteStore();
+    const file = path.join(dir, NOTES_FILE);
+    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+    let first = true;
+    let lineNumber = 0;
+    try {
+      for await (const line of lines) {
+        lineNumber++;
+        if (!line) continue;
+        const value = JSON.parse(line) as NoteRecord | { failures: Record<string, string> };
+        if (first) {
+          first = false;
+          if (!('failures' in value)) throw new Error('missing header line');
+          for (const [p, reason] of Object.entries(value.failures)) store.failures.set(p, reason);
+          continue;
+        }
+        const record = value as NoteRecord;
+        if (typeof record.path !== 'string' || !Array.isArray(record.chunks)) throw new Error('not a note record');
+        store.put(record);
+      }
+    } catch (error) {
+      throw new NoteStoreCorruptError(`${file}:${lineNumber}: ${(error as Error).message}`);
+    }
+    if (first) throw new NoteStoreCorruptError(`${file}: empty`);
+    return store;
+  }
+}
+
+/** The links of all chunks of a note. */
+export function noteLinks(record: NoteRecord): NoteLink[] {
+  return record.chunks.flatMap((c) => c.links);
+}

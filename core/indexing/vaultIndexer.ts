@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Chunk, Chunker } from '../chunking/types.js';
+import type { EmbeddingCache } from '../embedding/embeddingCache.js';
+import type { Embedder } from '../embedding/embedder.js';
+import { readNoteFile } from '../vault/readNoteFile.js';
+import { scanVault, type VaultFileEntry, type VaultScanOptions } from '../vault/scanVault.js';
+import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
+import type { IndexState } from './indexState.js';
+import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
+
+export interface VaultIndexerDeps {
+  vaultPath: string;
+  scanOptions: VaultScanOptions;
+  chunker: Chunker;
+  embedder: Embedder;
+  cache: EmbeddingCache;
+  state: IndexState;
+  /** Runs just before persisting; returns extra embedding-cache hashes to keep. */
+  beforePersist?: () => Promise<Iterable<string>>;
+}
+
+interface ChangedNote {
+  record: NoteRecord;
+  chunks: Chunk[];
+}
+
+/** Notes chunked between two yields to the event loop, so searches are answered while indexing. */
+const NOTES_PER_SLICE = 16;
+
+/**
+ * Brings the index in line with the vault, touching only what changed: unchanged files (same size and
+ * mtime) are skipped, files whose text did not change are not re-chunked, and only chunk texts never
+ * embedded before are embedded.
+ */
+export class VaultIndexer {
+  constructor(private readonly deps: VaultIndexerDeps) {}
+
+  async sync(listener: IndexListener = () => {}): Promise<IndexSummary> {
+    const { state } = this.deps;
+    const started = performance.now();
+    const phaseSeconds: Record<IndexPhase, number> = { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 };
+    const timed = async <T>(phase: IndexPhase, work: () => Promise<T>): Promise<T> => {
+      const t = performance.now();
+      try {
+        return await work();
+      } finally {
+        phaseSeconds[phase] += (performance.now() - t) / 1000;
+      }
+    };
+
+    const scan = await timed('scan', () => scanVault(this.deps.vaultPath, this.deps.scanOptions));
+    const candidates = scan.files.filter((entry) => {
+      const known = state.store.note(entry.path);
+      return !known || known.size !== entry.size || known.mtimeMs !== entry.mtimeMs;
+    });
+    listener({ type: 'indexing-started', files: candidates.length });
+    const failures = new Map<string, string>(scan.warnings.map((w) => [w.path, w.reason]));
+
+    const changed: ChangedNote[] = [];
+    await timed('chunk', async () => {
+      for (const [i, entry] of candidates.entries()) {
+        if (i % NOTES_PER_SLICE === 0) {
+          listener({ type: 'progress', phase: 'chunk', done: i, total: candidates.length, currentFile: entry.path });
+          await yieldToEventLoop();
+        }
+        const result = await this.readAndChunk(entry);
+        if ('failure' in result) failures.set(entry.path, result.failure);
+        else if (result.changed) changed.push(result.changed);
+      }
+    });
+
+    const present = new Set(scan.files.map((f) => f.path));
+    const removed = [...state.store.paths()].filter((p) => !present.has(p) || failures.has(p));
+    const { embedded, cached } = await timed('embed', () => this.embedMissing(changed, listener));
+
+    await timed('index', async () => {
+      listener({ type: 'progress', phase: 'index', done: 0, total: changed.length + removed.length });
+      this.apply(changed, removed);
+      state.store.failures.clear();
+      for (const [p, reason] of failures) {
+        state.store.failures.set(p, reason);
+        listener({ type: 'file-failed', path: p, reason });
+      }
+    });
+
+    await timed('persist', async () => {
+      listener({ type: 'progress', phase: 'persist', done: 0, total: 1 });
+      const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
+      await state.save();
+      for (const note of state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
+      await this.deps.cache.save(live);
+    });
+
+    const summary: IndexSummary = {
+      notes: state.store.noteCount,
+      chunks: state.store.chunkCount,
+      changedNotes: changed.length,
+      removedNotes: removed.filter((p) => !changed.some((c) => c.record.path === p)).length,
+      embedded,
+      cached,
+      failed: failures.size,
+      seconds: (performance.now() - started) / 1000,
+      phaseSeconds,
+    };
+    listener({ type: 'indexing-finished', summary });
+    return summary;
+  }
+
+  /** Reads a file; re-chunks it only when its text changed. */
+  private async readAndChunk(entry: VaultFileEntry): Promise<{ failure: string } | { changed?: ChangedNote }> {
+    let source;
+    try {
+      source = await readNoteFile(entry);
+    } catch (error) {
+      return { failure: (error as Error).message };
+    }
+    const textHash = createHash('sha256').update(source.text).digest('hex');
+    const known = this.deps.state.store.note(entry.path);
+    if (known && known.textHash === textHash) {
+      // Touched but not changed (a sync tool, `touch`, a save without edits): remember the new identity only.
+      known.size = source.size;
+      known.mtimeMs = source.mtimeMs;
+      return {};
+    }
+    const { chunks, metadata, frontmatterError } = this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs });
+    const record: NoteRecord = {
+      path: entry.path,
+      size: source.size,
+      mtimeMs: source.mtimeMs,
+      textHash,
+      title: metadata.title,
+      aliases: metadata.aliases,
+      tags: metadata.tags,
+      frontmatter: metadata.frontmatter,
+      ...(frontmatterError ? { frontmatterError: `line ${frontmatterError.line}: ${frontmatterError.message}` } : {}),
+      chunks: chunks.map(storedChunk),
+    };
+    return { changed: { record, chunks } };
+  }
+
+  private async embedMissing(changed: ChangedNote[], listener: IndexListener): Promise<{ embedded: number; cached: number }> {
+    const { cache, embedder } = this.deps;
+    const missing = new Map<string, string>();
+    let cached = 0;
+    for (const { chunks } of changed) {
+      for (const chunk of chunks) {
+        if (cache.get(chunk.hash)) cached++;
+        else missing.set(chunk.hash, chunk.content);
+      }
+    }
+    const hashes = [...missing.keys()];
+    if (hashes.length === 0) return { embedded: 0, cached };
+    const started = performance.now();
+    listener({ type: 'progress', phase: 'embed', done: 0, total: hashes.length });
+    const vectors = await embedder.embed([...missing.values()], ({ done, total }) => {
+      const elapsed = (performance.now() - started) / 1000;
+      listener({ type: 'progress', phase: 'embed', done, total, etaSeconds: done ? (elapsed / done) * (total - done) : undefined });
+    });
+    hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
+    return { embedded: hashes.length, cached };
+  }
+
+  /** Applies removals and changes to the store and all three indices together. */
+  private apply(changed: ChangedNote[], removed: string[]): void {
+    const { state, cache } = this.deps;
+    const stale: string[] = [];
+    for (const p of removed) {
+      stale.push(...state.store.delete(p));
+      state.graph.removeNote(p);
+    }
+    for (const { record } of changed) stale.push(...state.store.delete(record.path));
+    state.keyword.remove(stale);
+    state.vectors.remove(stale);
+    for (const { record } of changed) {
+      state.store.put(record);
+      state.graph.upsertNote({ path: record.path, title: record.title, aliases: record.aliases, links: noteLinks(record) });
+    }
+    const fresh = changed.flatMap(({ record, chunks }) => chunks.map((chunk) => ({ record, chunk })));
+    state.keyword.upsert(
+      fresh.map(({ record, chunk: c }) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+    );
+    state.vectors.upsert(fresh.map(({ chunk }) => ({ id: chunk.id, vector: cache.get(chunk.hash)! })));
+  }
+}
+
+function storedChunk(chunk: Chunk): StoredChunk {
+  const { docId: _docId, content: _content, title: _title, aliases: _aliases, frontmatter: _frontmatter, mtime: _mtime, ...stored } = chunk;
+  return stored;
+}

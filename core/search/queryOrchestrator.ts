@@ -1,0 +1,156 @@
+import type { SearchConfig } from '../config/schema.js';
+import type { Embedder } from '../embedding/embedder.js';
+import type { IndexState } from '../indexing/indexState.js';
+import type { ChunkRef } from '../indexing/noteStore.js';
+import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
+import type { QueryExpander } from './queryExpander.js';
+
+export type SearchMode = 'hybrid' | 'keyword' | 'vector';
+
+export interface SearchFilters {
+  /** Vault-relative folder or path prefix, e.g. "Projects/" or "Daily/2026-". */
+  pathPrefix?: string;
+  /** Notes or chunks carrying this tag (case-insensitive; "a" also matches "a/b"). */
+  tag?: string;
+  /** Modified at or after / before these times (ms since epoch). */
+  modifiedAfter?: number;
+  modifiedBefore?: number;
+}
+
+export interface SearchRequest {
+  query: string;
+  k?: number;
+  mode?: SearchMode;
+  filters?: SearchFilters;
+  /** Also return the chunks just before and after each result in its note. */
+  neighbours?: boolean;
+}
+
+export interface ChunkSummary {
+  chunkId: string;
+  path: string;
+  title: string;
+  headerPath: string[];
+  anchor: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+export interface SearchResult extends ChunkSummary {
+  score: number;
+  tags: string[];
+  /** ISO time of the note's last modification. */
+  modified: string;
+  explain: Explanation;
+  neighbours?: { before?: ChunkSummary; after?: ChunkSummary };
+}
+
+export interface SearchResponse {
+  query: string;
+  mode: SearchMode;
+  results: SearchResult[];
+  /** Query terms added from the embedding space (query expansion), with their weights. */
+  expansions: Array<{ term: string; weight: number }>;
+  tookMs: number;
+}
+
+/** Candidates each ranker contributes to the fusion. */
+const CANDIDATE_DEPTH = 60;
+/** Best notes whose links lift their neighbours. */
+const GRAPH_SOURCES = 5;
+
+/** Vector ∥ keyword → weighted RRF → 1-hop graph lift → recency → per-note cap → top k. */
+export class QueryOrchestrator {
+  constructor(
+    private readonly state: IndexState,
+    private readonly embedder: Embedder,
+    private readonly config: () => SearchConfig,
+    private readonly expander?: QueryExpander,
+  ) {}
+
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    const started = performance.now();
+    const config = this.config();
+    const mode = request.mode ?? config.mode;
+    const k = request.k ?? config.k;
+    const query = request.query.trim();
+    if (!query) return { query, mode, results: [], expansions: [], tookMs: 0 };
+    const accept = this.acceptor(request.filters);
+    const depth = Math.max(CANDIDATE_DEPTH, k * 3 * config.max_chunks_per_note);
+    const { store, keyword, vectors, graph } = this.state;
+
+    // The query embedding runs in the embedder's worker while the keyword search runs here.
+    const queryVector = mode === 'keyword' ? undefined : this.embedder.embed([query]).then(([v]) => v);
+    const expansions = mode !== 'vector' && config.query_expansion && this.expander ? await this.expander.expand(query) : [];
+    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth, { accept, expansions });
+    const vectorHits = queryVector ? vectors.search(await queryVector, depth, accept) : [];
+
+    const lists: RankedList[] = [];
+    if (mode !== 'vector') lists.push({ name: 'keyword', weight: config.keyword_weight, ids: keywordHits.map((h) => h.id) });
+    if (mode !== 'keyword') lists.push({ name: 'vector', weight: config.vector_weight, ids: vectorHits.map((h) => h.id) });
+    const fused = reciprocalRankFusion(lists, config.rrf_k);
+    for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
+
+    const ranked = rankCandidates(
+      fused,
+      {
+        noteOf: (id) => store.chunk(id)!.note.path,
+        mtimeOf: (note) => store.note(note)?.mtimeMs ?? 0,
+        neighboursOf: (note) => graph.neighbours(note),
+        now: Date.now(),
+      },
+      { graphMultiplier: mode === 'hybrid' ? config.graph_multiplier : 0, graphSources: GRAPH_SOURCES, recencyBoost: config.recency_boost, maxChunksPerNote: config.max_chunks_per_note, k },
+    );
+    const results = ranked.map((hit) => {
+      const ref = store.chunk(hit.id)!;
+      const result: SearchResult = {
+        ...summary(ref),
+        score: hit.score,
+        tags: ref.chunk.tags,
+        modified: new Date(ref.note.mtimeMs).toISOString(),
+        explain: hit.explain,
+      };
+      if (request.neighbours) {
+        const before = ref.note.chunks[ref.chunk.index - 1];
+        const after = ref.note.chunks[ref.chunk.index + 1];
+        result.neighbours = {
+          ...(before ? { before: summary({ note: ref.note, chunk: before }) } : {}),
+          ...(after ? { after: summary({ note: ref.note, chunk: after }) } : {}),
+        };
+      }
+      return result;
+    });
+    return { query, mode, results, expansions, tookMs: performance.now() - started };
+  }
+
+  private acceptor(filters: SearchFilters | undefined): ((id: string) => boolean) | undefined {
+    if (!filters) return undefined;
+    const { pathPrefix, modifiedAfter, modifiedBefore } = filters;
+    const tag = filters.tag?.replace(/^#/, '').toLowerCase();
+    if (!pathPrefix && !tag && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
+    return (id) => {
+      const ref = this.state.store.chunk(id);
+      if (!ref) return false;
+      const { note, chunk } = ref;
+      if (pathPrefix && !note.path.startsWith(pathPrefix.replace(/^\.?\//, ''))) return false;
+      if (modifiedAfter !== undefined && note.mtimeMs < modifiedAfter) return false;
+      if (modifiedBefore !== undefined && note.mtimeMs > modifiedBefore) return false;
+      if (tag && !chunk.tags.some((t) => t.toLowerCase() === tag || t.toLowerCase().startsWith(`${tag}/`))) return false;
+      return true;
+    };
+  }
+}
+
+function summary({ note, chunk }: ChunkRef): ChunkSummary {
+  return {
+    chunkId: chunk.id,
+    path: note.path,
+    title: note.title,
+    headerPath: chunk.headerPath,
+    anchor: chunk.anchor,
+    startLine: chunk.startLine,
+    endLine: chunk.endLine,
+    text: chunk.text,
+  };
+}

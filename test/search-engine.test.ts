@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CairnVault, type IndexEvent } from '../core/api.js';
+import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
+
+const FILLER = [
+  'Gardening',
+  'The tomato plants need water every morning during the hot weeks of summer. Mulch keeps the soil moist and cool.',
+  'Cooking',
+  'Bake the bread at a high temperature for forty minutes, then let it rest on a rack before slicing it.',
+  'Travel',
+  'The train from the coast to the mountains leaves at dawn; book a window seat to see the valleys and lakes.',
+  'Music',
+  'Practice scales slowly with a metronome before playing the piece at full tempo on the piano.',
+];
+
+async function makeVault(dir: string): Promise<void> {
+  await mkdir(path.join(dir, 'topics'), { recursive: true });
+  for (let i = 0; i < FILLER.length; i += 2) {
+    await writeFile(path.join(dir, 'topics', `${FILLER[i]}.md`), `# ${FILLER[i]}\n\n${FILLER[i + 1]}\n\n## More\n\n${FILLER[i + 1]} See [[Qorvath setup]].\n`);
+  }
+  // An exact made-up name: keyword search finds it, word vectors know nothing of it.
+  await writeFile(path.join(dir, 'Qorvath setup.md'), '---\naliases: [QVS]\ntags: [tools]\n---\n# Qorvath setup\n\nInstall qorvath from the internal registry and run it once to create its configuration file.\n');
+  // A passage a paraphrased question should find although it shares no word with it.
+  await writeFile(
+    path.join(dir, 'Vehicle.md'),
+    '# Vehicle\n\nThe automobile needs new tyres before winter; the mechanic also said the brakes are worn and the engine oil is dirty.\n',
+  );
+}
+
+function configFor(vault: string, dataDir: string, overrides: (c: CairnConfig) => void = () => {}): CairnConfig {
+  const config = defaultConfig();
+  config.vault.path = vault;
+  config.index.data_dir = dataDir;
+  overrides(config);
+  return config;
+}
+
+describe('search engine on a generated vault', { timeout: 120_000 }, () => {
+  let root: string;
+  let vaultDir: string;
+  let dataDir: string;
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-engine-'));
+    vaultDir = path.join(root, 'vault');
+    dataDir = path.join(root, 'data');
+    await makeVault(vaultDir);
+  });
+  after(() => rm(root, { recursive: true, force: true }));
+
+  it('indexes every note, with faiss as the vector backend', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      const events: IndexEvent[] = [];
+      const summary = await vault.index((e) => events.push(e));
+      assert.equal(summary.notes, 6);
+      assert.ok(summary.chunks >= 6);
+      assert.equal(summary.embedded, summary.chunks, 'a first index embeds every chunk text');
+      assert.ok(events.some((e) => e.type === 'rebuild-started' && e.reason === 'no index yet'));
+      assert.ok(events.some((e) => e.type === 'progress' && e.phase === 'embed'));
+      assert.equal(vault.status().vectorBackend, 'faiss');
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('hybrid finds an exact name that vector search misses, and a paraphrase that keyword search misses', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => (c.search.query_expansion = false)));
+    try {
+      const name = 'qorvath';
+      const inVector = (await vault.search({ query: name, mode: 'vector', k: 3 })).results.map((r) => r.path);
+      const inHybrid = (await vault.search({ query: name, mode: 'hybrid', k: 3 })).results.map((r) => r.path);
+      assert.ok(!inVector.slice(0, 1).includes('Qorvath setup.md'), 'the vector model should not know the made-up name');
+      assert.equal(inHybrid[0], 'Qorvath setup.md');
+
+      const question = 'car tires and brakes maintenance';
+      const byKeyword = (await vault.search({ query: question, mode: 'keyword', k: 3 })).results.map((r) => r.path);
+      const byHybrid = (await vault.search({ query: question, mode: 'hybrid', k: 3 })).results.map((r) => r.path);
+      assert.ok(!byKeyword.includes('Vehicle.md'), `keyword search should miss the paraphrase, got ${byKeyword}`);
+      assert.ok(byHybrid.includes('Vehicle.md'), `hybrid should find the paraphrase, got ${byHybrid}`);
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('an exact alias ranks first, and results cite lines that hold the text', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      const { results } = await vault.search({ query: 'QVS' });
+      assert.equal(results[0].path, 'Qorvath setup.md');
+      assert.equal(results[0].explain.exactTitle, true);
+      for (const result of (await vault.search({ query: 'bread temperature' })).results) {
+        const lines = (await readFile(path.join(vaultDir, result.path), 'utf8')).split('\n');
+        assert.equal(lines.slice(result.startLine - 1, result.endLine).join('\n'), result.text);
+      }
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('restarting loads the persisted index without embedding anything', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      assert.equal(vault.status().pendingRebuild, undefined);
+      const events: IndexEvent[] = [];
+      const summary = await vault.index((e) => events.push(e));
+      assert.equal(summary.embedded, 0);
+      assert.equal(summary.changedNotes, 0);
+      assert.ok(!events.some((e) => e.type === 'rebuild-started'));
+      assert.equal((await vault.search({ query: 'tomato mulch' })).results[0].path, 'topics/Gardening.md');
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('deleting a note removes all its chunks from the keyword, vector and graph indices', async () => {
+    await unlink(path.join(vaultDir, 'Qorvath setup.md'));
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      const summary = await vault.index();
+      assert.equal(summary.removedNotes, 1);
+      for (const mode of ['keyword', 'vector', 'hybrid'] as const) {
+        const { results } = await vault.search({ query: 'qorvath internal registry configuration file', mode, k: 20 });
+        assert.ok(!results.some((r) => r.path === 'Qorvath setup.md'), `${mode} still returns the deleted note`);
+      }
+      const status = vault.status();
+      assert.equal(status.notes, 5);
+      // The graph: links to the deleted note are unresolved now, so it lifts nothing.
+      const { results } = await vault.search({ query: 'tomato plants water', k: 10 });
+      assert.ok(results.every((r) => r.explain.graph?.from !== 'Qorvath setup.md'));
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('changing max_chunk_chars rebuilds, re-embedding only texts never embedded', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => (c.chunking.max_chunk_chars = 100)));
+    try {
+      assert.match(vault.status().pendingRebuild ?? '', /chunking config changed \(max_chunk_chars: 2000 → 100\)/);
+      const events: IndexEvent[] = [];
+      const summary = await vault.index((e) => events.push(e));
+      assert.ok(events.some((e) => e.type === 'rebuild-started'));
+      assert.ok(summary.cached > 0, 'unchanged chunk texts come from the cache');
+      assert.ok(summary.embedded > 0 && summary.embedded < summary.chunks);
+    } finally {
+      await vault.close();
+    }
+    // Back to the default: every text was embedded before.
+    const again = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      const summary = await again.index();
+      assert.equal(summary.embedded, 0);
+      assert.equal(summary.cached, summary.chunks);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('search options never trigger a rebuild', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => Object.assign(c.search, { k: 3, rrf_k: 10, graph_multiplier: 0, max_chunks_per_note: 1 })));
+    try {
+      assert.equal(vault.status().pendingRebuild, undefined);
+      assert.ok((await vault.search({ query: 'train mountains' })).results.length <= 3);
+    } finally {
+      await vault.close();
+    }
+  });
+
+  it('a truncated or damaged index file is detected and rebuilt, never a crash', async () => {
+    const vaultData = path.join(dataDir, 'vaults', (await readdir(path.join(dataDir, 'vaults')))[0]);
+    for (const damage of [
+      (gen: string) => truncate(path.join(gen, 'keyword.json'), 100),
+      (gen: string) => appendFile(path.join(gen, 'notes.jsonl'), '{"broken'),
+      async (gen: string) => truncate(path.join(gen, 'vectors', (await readdir(path.join(gen, 'vectors'))).find((f) => f.endsWith('.f32'))!), 64),
+      () => truncate(path.join(vaultData, 'manifest.json'), 10),
+    ]) {
+      const current = path.join(vaultData, (await readdir(vaultData)).find((e) => /^g\d+$/.test(e))!);
+      assert.ok((await stat(current)).isDirectory());
+      await damage(current);
+      const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+      try {
+        assert.ok(vault.status().pendingRebuild, 'the damage went unnoticed');
+        const summary = await vault.index();
+        assert.equal(summary.notes, 5);
+        assert.equal(summary.embedded, 0, 'the embedding cache survives index damage');
+        assert.ok((await vault.search({ query: 'piano scales metronome' })).results[0].path === 'topics/Music.md');
+      } finally {
+        await vault.close();
+      }
+    }
+  });
+});
