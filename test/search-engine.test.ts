@@ -73,10 +73,10 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
       const name = 'qorvath';
       const inVector = (await vault.search({ query: name, mode: 'vector', k: 3 })).results.map((r) => r.path);
       const inHybrid = (await vault.search({ query: name, mode: 'hybrid', k: 3 })).results.map((r) => r.path);
-      assert.ok(!inVector.slice(0, 1).includes('Qorvath setup.md'), 'the vector model should not know the made-up name');
+      assert.deepEqual(inVector, [], 'the vector model knows nothing of the made-up name');
       assert.equal(inHybrid[0], 'Qorvath setup.md');
 
-      const question = 'car tires and brakes maintenance';
+      const question = 'replacing the car wheels';
       const byKeyword = (await vault.search({ query: question, mode: 'keyword', k: 3 })).results.map((r) => r.path);
       const byHybrid = (await vault.search({ query: question, mode: 'hybrid', k: 3 })).results.map((r) => r.path);
       assert.ok(!byKeyword.includes('Vehicle.md'), `keyword search should miss the paraphrase, got ${byKeyword}`);
@@ -137,9 +137,9 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
   });
 
   it('changing max_chunk_chars rebuilds, re-embedding only texts never embedded', async () => {
-    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => (c.chunking.max_chunk_chars = 100)));
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => (c.chunking.max_chunk_chars = 150)));
     try {
-      assert.match(vault.status().pendingRebuild ?? '', /chunking config changed \(max_chunk_chars: 2000 → 100\)/);
+      assert.match(vault.status().pendingRebuild ?? '', /chunking config changed \(max_chunk_chars: 2000 → 150\)/);
       const events: IndexEvent[] = [];
       const summary = await vault.index((e) => events.push(e));
       assert.ok(events.some((e) => e.type === 'rebuild-started'));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import { QUERY_STOP_WORDS, tokenizeForSearch } from '../indices/searchTokenizer.js';
 
 /** Adds weighted keyword terms to a query. */
@@ -29,7 +30,6 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
   private terms: string[] = [];
   private matrix = new Float32Array(0);
   private readonly queryVectors = new Map<string, Float32Array | null>();
-  private emptyVector?: Float32Array;
 
   constructor(
     private readonly embedder: Embedder,
@@ -49,14 +49,14 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
       const vectors = await this.embedder.embed(missing);
       missing.forEach((w, i) => this.cache.set(termHash(w), vectors[i]));
     }
-    const empty = await this.empty();
+    const empty = await emptyTextVector(this.embedder);
     const dims = this.embedder.dims;
     const kept: string[] = [];
     const matrix = new Float32Array(words.length * dims);
     for (const word of words) {
       const vector = this.cache.get(termHash(word))!;
       // Words the model does not know embed like empty text: they have no neighbours to offer.
-      if (dot(vector, empty) > 0.9) continue;
+      if (isEmptyLike(vector, empty)) continue;
       matrix.set(vector, kept.length * dims);
       kept.push(word);
     }
@@ -80,7 +80,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
   private async vectorOf(word: string): Promise<Float32Array | null> {
     if (!this.queryVectors.has(word)) {
       const [vector] = await this.embedder.embed([word]);
-      this.queryVectors.set(word, dot(vector, await this.empty()) > 0.9 ? null : vector);
+      this.queryVectors.set(word, isEmptyLike(vector, await emptyTextVector(this.embedder)) ? null : vector);
     }
     return this.queryVectors.get(word)!;
   }
@@ -102,15 +102,4 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
     }
     return top;
   }
-
-  private async empty(): Promise<Float32Array> {
-    this.emptyVector ??= (await this.embedder.embed(['']))[0];
-    return this.emptyVector;
-  }
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
-  return sum;
 }

@@ -1,5 +1,6 @@
 import type { SearchConfig } from '../config/schema.js';
 import type { Embedder } from '../embedding/embedder.js';
+import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
 import type { ChunkRef } from '../indexing/noteStore.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
@@ -84,7 +85,9 @@ export class QueryOrchestrator {
     const queryVector = mode === 'keyword' ? undefined : this.embedder.embed([query]).then(([v]) => v);
     const expansions = mode !== 'vector' && config.query_expansion && this.expander ? await this.expander.expand(query) : [];
     const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth, { accept, expansions });
-    const vectorHits = queryVector ? vectors.search(await queryVector, depth, accept) : [];
+    const vector = await queryVector;
+    // A query of words the model does not know has no meaning to search by: keyword search alone answers it.
+    const vectorHits = vector && !isEmptyLike(vector, await emptyTextVector(this.embedder)) ? vectors.search(vector, depth, accept) : [];
 
     const lists: RankedList[] = [];
     if (mode !== 'vector') lists.push({ name: 'keyword', weight: config.keyword_weight, ids: keywordHits.map((h) => h.id) });

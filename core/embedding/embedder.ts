@@ -1,0 +1,542 @@
+/**
+ * The embedding model as the indexer sees it: `createEmbedder` finds the model (bundled folder, earlier
+ * download, or the Hugging Face hub), loads it in a worker process (embeddingWorker.ts, which says why a process
+ * and not a worker thread), and returns an `Embedder` that embeds batches there plus the model's own token counter
+ * for the chunker.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BasicTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
+import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
+
+export interface EmbeddingProgress {
+  done: number;
+  total: number;
+}
+
+export interface Embedder {
+  /** As configured, e.g. 'cairn-glove-100d' or 'Xenova/bge-small-en-v1.5'. */
+  readonly modelId: string;
+  readonly dims: number;
+  readonly dtype: string;
+  /** Identifies the exact model files (hash of config.json + tokenizer.json + onnx file size); part of the cache key and manifest. */
+  readonly fingerprint: string;
+  /** The model's own token counter and window: the chunker's TokenCounter. */
+  readonly tokens: TokenCounter;
+  /** The batch size in use (the configured one, or the default for the model kind). */
+  readonly batchSize: number;
+  /** Peak resident memory of the worker process so far, in bytes (diagnostics; the worker is not in process.memoryUsage()). */
+  readonly workerMaxRss: number;
+  /**
+   * Embeds in the worker process, in batches; never blocks the caller's event loop. Returns unit vectors in input
+   * order. The vectors of one call are views into one buffer (received from the worker in one piece).
+   */
+  embed(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
+
+export interface EmbedderOptions {
+  /** `[embedding] model`: a folder name in the bundled models folder, or a Hugging Face hub id. */
+  model: string;
+  /** `[embedding] dtype`: which ONNX file, e.g. 'q8' → onnx/model_quantized.onnx. */
+  dtype: string;
+  /** `[embedding] batch_size`; 0 = the default for the model kind. */
+  batchSize: number;
+  /** `[embedding] max_tokens`; 0 = the model's window. */
+  maxTokens: number;
+  /** The app data folder: hub downloads go to <dataRoot>/models. */
+  dataRoot: string;
+  /** The bundled models folder; default <repo>/models. Tests point it at a temporary folder. */
+  modelsDir?: string;
+  /** Hugging Face hub address; default https://huggingface.co/ (tests serve a model locally; mirrors). */
+  hubUrl?: string;
+  /** Give up loading after this long without progress (download progress restarts it). Default 30 s. */
+  loadTimeoutMs?: number;
+}
+
+/** Which model the configuration names when it names none: shipped in <repo>/models, fully offline. */
+export const BUNDLED_MODEL = 'cairn-glove-100d';
+
+/** Failing to find, download, load or run the embedding model; the message says which model, what failed and what to do. */
+export class EmbeddingModelError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EmbeddingModelError';
+  }
+}
+
+const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
+const HUB_URL = 'https://huggingface.co/';
+const LOAD_TIMEOUT_MS = 30_000;
+// One inference thread leaves the second core of a 2-core machine to the UI and the indexer. Measured there with
+// the bundled model (bench/embed.bench.ts, dendron-vault): 1 thread 1,680-1,720 chunks/s, 2 threads 1,070-1,520;
+// the static model is a table lookup and tokenisation (JavaScript, one thread anyway) dominates.
+const INTRA_OP_THREADS = 1;
+// Per model kind, texts sorted by length before batching. Static model, measured through the worker on 2 cores
+// (bench/embed.bench.ts, dendron-vault, ~580-byte chunks): batch 1 1,180-1,420 chunks/s (per-batch overhead),
+// 4 1,580-1,670, 8 1,580-1,650, 16 1,520-1,610 (padding). Transformer models gain from batching; 8 is the usual
+// transformers.js choice (not measurable here: the hub is unreachable).
+const DEFAULT_BATCH_SIZE = { 'static-word-embeddings': 4, transformer: 8 } as const;
+// tokenizer_config.json says 1e30 when a model sets no limit; BERT-style models read 512 positions.
+const ABSURD_MAX_LENGTH = 1_000_000;
+const FALLBACK_MAX_LENGTH = 512;
+// transformers.js's file name suffix per dtype (utils/dtypes.js DEFAULT_DTYPE_SUFFIX_MAPPING).
+const DTYPE_SUFFIX: Readonly<Record<string, string>> = {
+  fp32: '',
+  fp16: '_fp16',
+  int8: '_int8',
+  uint8: '_uint8',
+  q8: '_quantized',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+};
+export const EMBEDDING_DTYPES = Object.keys(DTYPE_SUFFIX);
+
+const USE_BUNDLED = `set [embedding] model = "${BUNDLED_MODEL}" (bundled)`;
+
+type ModelKind = keyof typeof DEFAULT_BATCH_SIZE;
+
+export async function createEmbedder(options: EmbedderOptions): Promise<Embedder> {
+  const { model: modelId, dtype } = options;
+  checkModelId(modelId);
+  if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) {
+    throw new EmbeddingModelError(`[embedding] dtype = "${dtype}" is not one of ${EMBEDDING_DTYPES.join(', ')}.`);
+  }
+  const bundledDir = options.modelsDir ?? BUNDLED_MODELS_DIR;
+  const downloadsDir = path.join(options.dataRoot, 'models');
+  const loadTimeoutMs = options.loadTimeoutMs ?? LOAD_TIMEOUT_MS;
+
+  let root: string;
+  if (existsSync(path.join(bundledDir, modelId, 'config.json'))) {
+    root = bundledDir;
+  } else if (options.dataRoot && (await isCompleteModelFolder(path.join(downloadsDir, modelId), dtype))) {
+    // Downloaded on an earlier run: loads offline, no network access at all.
+    root = downloadsDir;
+  } else {
+    if (!options.dataRoot) throw new EmbeddingModelError(`embedding model "${modelId}" is not bundled and no app data folder was given to download it into; ${USE_BUNDLED}.`);
+    await downloadModel(modelId, dtype, downloadsDir, options.hubUrl ?? HUB_URL, loadTimeoutMs);
+    root = downloadsDir;
+  }
+
+  const folder = await inspectModelFolder(path.join(root, modelId), modelId, dtype);
+  const init: WorkerInit = { modelId, dtype, localModelPath: root, intraOpThreads: INTRA_OP_THREADS };
+  const started = await startWorker(init, loadTimeoutMs).catch((e: Error) => {
+    throw new EmbeddingModelError(
+      `embedding model "${modelId}" in ${folder.dir} could not be loaded (${e.message}). Check that the folder holds config.json, tokenizer.json and ${folder.onnxFile}, or ${USE_BUNDLED}.`,
+      { cause: e },
+    );
+  });
+  const { ready } = started;
+  const modelWindow = Math.max(1, usableMaxLength(ready.maxLength) - ready.specialTokens);
+  const window = options.maxTokens > 0 ? Math.min(options.maxTokens, modelWindow) : modelWindow;
+  const tokens = folder.basicCountIsExact
+    ? new BasicTokenCounter(window)
+    : await tokenizerCounter(root, modelId, window).catch(async (e: Error) => {
+        await stopWorker(started.worker);
+        throw new EmbeddingModelError(`embedding model "${modelId}": its tokenizer could not be loaded for token counting (${e.message}).`, { cause: e });
+      });
+  const batchSize = options.batchSize > 0 ? options.batchSize : DEFAULT_BATCH_SIZE[folder.kind];
+  return new WorkerEmbedder(modelId, ready.dims, dtype, folder.fingerprint, tokens, batchSize, init, loadTimeoutMs, started);
+}
+
+function checkModelId(modelId: string) {
+  // A bundled folder name, or a hub "owner/name"; never a path that leaves the models folders.
+  const segments = modelId.split('/');
+  const valid = segments.length <= 2 && segments.every((s) => /^[\w.-]{1,96}$/.test(s) && s !== '.' && s !== '..');
+  if (!valid) {
+    throw new EmbeddingModelError(`[embedding] model = "${modelId}" is not a model name: use a bundled model ("${BUNDLED_MODEL}") or a Hugging Face id like "Xenova/bge-small-en-v1.5".`);
+  }
+}
+
+const onnxFileFor = (dtype: string) => `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
+
+async function isCompleteModelFolder(dir: string, dtype: string): Promise<boolean> {
+  return ['config.json', 'tokenizer.json', onnxFileFor(dtype)].every((f) => existsSync(path.join(dir, f)));
+}
+
+interface ModelFolder {
+  dir: string;
+  kind: ModelKind;
+  fingerprint: string;
+  onnxFile: string;
+  /** BasicTokenCounter gives the tokenizer's exact count for ordinary text (and never less). */
+  basicCountIsExact: boolean;
+}
+
+/** Reads what the main thread needs to know about the model's files, failing early with a clear message. */
+async function inspectModelFolder(dir: string, modelId: string, dtype: string): Promise<ModelFolder> {
+  const onnxFile = onnxFileFor(dtype);
+  const read = (file: string) =>
+    readFile(path.join(dir, file)).catch((e: NodeJS.ErrnoException) => {
+      throw new EmbeddingModelError(`embedding model "${modelId}": cannot read ${path.join(dir, file)} (${e.code ?? e.message}); ${USE_BUNDLED} or restore the file.`);
+    });
+  const [configBytes, tokenizerBytes] = await Promise.all([read('config.json'), read('tokenizer.json')]);
+  const onnxSize = await stat(path.join(dir, onnxFile)).then(
+    (s) => s.size,
+    async () => {
+      const available = await readdir(path.join(dir, 'onnx')).catch(() => [] as string[]);
+      throw new EmbeddingModelError(
+        `embedding model "${modelId}" has no ${onnxFile} for [embedding] dtype = "${dtype}" (onnx/ holds: ${available.join(', ') || 'nothing'}); set dtype to match one of them.`,
+      );
+    },
+  );
+  const externalDataSize = await stat(path.join(dir, `${onnxFile}_data`)).then((s) => s.size, () => 0);
+  let config: { cairn?: { kind?: string } };
+  let tokenizer: TokenizerJson;
+  try {
+    config = JSON.parse(configBytes.toString('utf8'));
+    tokenizer = JSON.parse(tokenizerBytes.toString('utf8'));
+  } catch (e) {
+    throw new EmbeddingModelError(`embedding model "${modelId}" in ${dir}: config.json or tokenizer.json is not valid JSON (${(e as Error).message}).`);
+  }
+  const fingerprint = createHash('sha256')
+    .update(configBytes)
+    .update('\0')
+    .update(tokenizerBytes)
+    .update(`\0${onnxFile}:${onnxSize}:${externalDataSize}`)
+    .digest('hex')
+    .slice(0, 16);
+  return {
+    dir,
+    kind: config.cairn?.kind === 'static-word-embeddings' ? 'static-word-embeddings' : 'transformer',
+    fingerprint,
+    onnxFile,
+    basicCountIsExact: countsOneTokenPerBasicToken(tokenizer),
+  };
+}
+
+interface TokenizerJson {
+  normalizer?: { type?: string } | null;
+  pre_tokenizer?: { type?: string } | null;
+  model?: { type?: string; vocab?: Record<string, number>; continuing_subword_prefix?: string };
+  added_tokens?: Array<{ content: string }>;
+}
+
+/**
+ * True for a BERT WordPiece tokenizer whose vocabulary holds only whole words: it then emits exactly one token
+ * per BERT pre-token, so BasicTokenCounter's count is exact for ordinary text and an upper bound otherwise (it
+ * splits symbols and emoji off words, which BERT keeps as one [UNK]). It is ~25x faster than the tokenizer.
+ */
+function countsOneTokenPerBasicToken(tokenizer: TokenizerJson): boolean {
+  const model = tokenizer.model;
+  if (model?.type !== 'WordPiece' || !model.vocab || tokenizer.pre_tokenizer?.type !== 'BertPreTokenizer') return false;
+  if (tokenizer.normalizer && tokenizer.normalizer.type !== 'BertNormalizer') return false;
+  const prefix = model.continuing_subword_prefix ?? '##';
+  for (const word of Object.keys(model.vocab)) if (word.length > prefix.length && word.startsWith(prefix)) return false;
+  // Added tokens are cut out of the text wherever they occur; bounded by punctuation ("[CLS]") they fall on
+  // basic-token boundaries, but a letter-bounded one could split a word into more tokens than counted.
+  return (tokenizer.added_tokens ?? []).every((t) => /^[^\s\p{L}\p{M}\p{N}](?:.*[^\s\p{L}\p{M}\p{N}])?$/su.test(t.content));
+}
+
+function usableMaxLength(maxLength: number): number {
+  return Number.isFinite(maxLength) && maxLength > 2 && maxLength <= ABSURD_MAX_LENGTH ? maxLength : FALLBACK_MAX_LENGTH;
+}
+
+/** Counts with the model's real tokenizer (~3 MB/s), for vocabularies with sub-word pieces. */
+async function tokenizerCounter(root: string, modelId: string, window: number): Promise<TokenCounter> {
+  // Loaded here only when needed: importing transformers.js also loads onnxruntime into this thread.
+  const { AutoTokenizer, env } = await import('@huggingface/transformers');
+  // env is process-wide in this thread: set it for a local-only load, then put it back.
+  const saved = { localModelPath: env.localModelPath, allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, useFSCache: env.useFSCache };
+  Object.assign(env, { localModelPath: root, allowLocalModels: true, allowRemoteModels: false, useFSCache: false });
+  try {
+    const tokenizer = await AutoTokenizer.from_pretrained(modelId);
+    return { window, count: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length };
+  } finally {
+    Object.assign(env, saved);
+  }
+}
+
+/**
+ * Downloads a hub model into <downloadsDir>/<modelId> through a worker that loads it from a private staging
+ * folder, then moves the files in: an interrupted download never leaves a partial file where the next run
+ * would trust it.
+ */
+async function downloadModel(modelId: string, dtype: string, downloadsDir: string, hubUrl: string, timeoutMs: number) {
+  await mkdir(downloadsDir, { recursive: true });
+  const staging = await mkdtemp(path.join(downloadsDir, '.download-'));
+  try {
+    const init: WorkerInit = { modelId, dtype, download: { cacheDir: staging, hubUrl }, intraOpThreads: INTRA_OP_THREADS };
+    const { worker } = await startWorker(init, timeoutMs);
+    await stopWorker(worker);
+    await moveMissingFiles(path.join(staging, modelId), path.join(downloadsDir, modelId));
+  } catch (e) {
+    const reason = (e as Error).message;
+    const offline = /fetch failed|ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|no progress/i.test(reason);
+    const advice = offline
+      ? `Connect once to download it, or ${USE_BUNDLED}.`
+      : `Check that "${modelId}" is a Hugging Face model with ONNX weights (${onnxFileFor(dtype)}), or ${USE_BUNDLED}.`;
+    throw new EmbeddingModelError(
+      `embedding model "${modelId}" is not in ${downloadsDir} and could not be downloaded from the Hugging Face hub (${reason}). ${advice}`,
+      { cause: e },
+    );
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Moves every file of `from` that `to` lacks (a second dtype of a model already downloaded adds its onnx file). */
+async function moveMissingFiles(from: string, to: string) {
+  for (const entry of await readdir(from, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const source = path.join(entry.parentPath, entry.name);
+    const target = path.join(to, path.relative(from, source));
+    if (existsSync(target)) continue;
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(source, target);
+  }
+}
+
+type ReadyReply = Extract<WorkerReply, { type: 'ready' }>;
+
+function spawnWorker(): ChildProcess {
+  // From TypeScript sources (tests, bin/cairn via tsx) the worker is a .ts file run through tsx; built, it is .js.
+  const fromSources = import.meta.url.endsWith('.ts');
+  const entry = fileURLToPath(new URL(fromSources ? './embeddingWorker.ts' : './embeddingWorker.js', import.meta.url));
+  // tsx by absolute URL: a bare `--import tsx` would resolve from the current directory, not from Cairn's.
+  const execArgv = [...workerExecArgv(process.execArgv), ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
+  // 'advanced' serialization carries the Float32Array results as binary, not as JSON arrays.
+  const worker = fork(entry, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  // stderr goes on to ours, and its tail names the error when the worker dies.
+  worker.stderr?.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    stderrTails.set(worker, ((stderrTails.get(worker) ?? '') + chunk.toString('utf8')).slice(-4000));
+  });
+  return worker;
+}
+
+const stderrTails = new WeakMap<ChildProcess, string>();
+
+/** How a worker ended: exit code or signal, and the last error its stderr printed. */
+function describeExit(worker: ChildProcess, code: number | null, signal: string | null): string {
+  const lastError = (stderrTails.get(worker) ?? '').split('\n').reverse().find((line) => /^\w*(Error|Exception)\b/.test(line.trim()));
+  return `exited (${signal ?? `code ${code}`})${lastError ? `: ${lastError.trim()}` : ''}`;
+}
+
+/** The parent's node flags the worker should share: minus tsx hooks (added once, by URL), the test runner and the inspector (its port is taken). */
+function workerExecArgv(execArgv: readonly string[]): string[] {
+  const isTsx = (value: string) => /(^|[\\/])tsx([\\/]|$)/.test(value);
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i];
+    if (/^--(import|loader|experimental-loader|require)$/.test(arg) && isTsx(execArgv[i + 1] ?? '')) i++;
+    else if (/^--(import|loader|experimental-loader|require)=/.test(arg) && isTsx(arg.slice(arg.indexOf('=') + 1))) continue;
+    else if (/^--(test|inspect|debug)/.test(arg)) continue;
+    else kept.push(arg);
+  }
+  return kept;
+}
+
+/** Sends one request; a worker that has already exited is reported by its 'exit' event, not here. */
+function sendRequest(worker: ChildProcess, request: WorkerRequest) {
+  if (worker.connected) worker.send(request);
+}
+
+/** Keeps the process alive while the worker has work, and lets it exit while the worker idles (a CLI that forgets close() still ends). */
+function keepAlive(worker: ChildProcess, busy: boolean) {
+  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
+  if (busy) {
+    worker.ref();
+    channel?.ref();
+  } else {
+    worker.unref();
+    channel?.unref();
+  }
+}
+
+async function stopWorker(worker: ChildProcess) {
+  if (worker.exitCode !== null || worker.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.kill();
+  // A worker stuck in native code ignores SIGTERM; it must not outlive close().
+  const force = setTimeout(() => worker.kill('SIGKILL'), 2000);
+  await exited;
+  clearTimeout(force);
+}
+
+/** Starts a worker and resolves once its model is loaded; rejects with the worker's reason or after `timeoutMs` without progress. */
+function startWorker(init: WorkerInit, timeoutMs: number): Promise<{ worker: ChildProcess; ready: ReadyReply }> {
+  return new Promise((resolve, reject) => {
+    const worker = spawnWorker();
+    const finish = (error: Error | undefined, ready?: ReadyReply) => {
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onError).off('close', onExit);
+      if (error) {
+        void stopWorker(worker);
+        reject(error);
+      } else {
+        resolve({ worker, ready: ready! });
+      }
+    };
+    const onMessage = (reply: WorkerReply) => {
+      if (reply.type === 'loading') timer.refresh();
+      else if (reply.type === 'ready') finish(undefined, reply);
+      else if (reply.type === 'load-failed') finish(new Error(reply.message));
+    };
+    const onError = (e: Error) => finish(new Error(`the worker process failed: ${e.message}`));
+    const onExit = (code: number | null, signal: string | null) => finish(new Error(`the worker process ${describeExit(worker, code, signal)} while loading`));
+    const timer = setTimeout(() => finish(new Error(`no progress for ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    worker.on('message', onMessage).on('error', onError).on('close', onExit);
+    sendRequest(worker, { type: 'init', init });
+  });
+}
+
+interface PendingEmbed {
+  count: number;
+  onProgress?: (p: EmbeddingProgress) => void;
+  resolve(vectors: Float32Array[]): void;
+  reject(error: unknown): void;
+}
+
+class WorkerEmbedder implements Embedder {
+  private worker: ChildProcess | undefined;
+  private restarting: Promise<ChildProcess> | undefined;
+  private readonly pending = new Map<number, PendingEmbed>();
+  private nextId = 1;
+  private closed = false;
+  workerMaxRss: number;
+
+  constructor(
+    readonly modelId: string,
+    readonly dims: number,
+    readonly dtype: string,
+    readonly fingerprint: string,
+    readonly tokens: TokenCounter,
+    readonly batchSize: number,
+    private readonly init: WorkerInit,
+    private readonly loadTimeoutMs: number,
+    started: { worker: ChildProcess; ready: ReadyReply },
+  ) {
+    this.workerMaxRss = started.ready.maxRss;
+    this.attach(started.worker);
+  }
+
+  async embed(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]> {
+    signal?.throwIfAborted();
+    this.throwIfClosed();
+    if (texts.length === 0) return [];
+    const worker = await this.liveWorker();
+    signal?.throwIfAborted();
+    this.throwIfClosed();
+    const id = this.nextId++;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.has(id)) return;
+        this.settle(id);
+        sendRequest(worker, { type: 'cancel', id });
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      this.pending.set(id, {
+        count: texts.length,
+        onProgress,
+        resolve: (v) => (done(), resolve(v)),
+        reject: (e) => (done(), reject(e)),
+      });
+      keepAlive(worker, true);
+      sendRequest(worker, { type: 'embed', id, texts, batchSize: this.batchSize });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failAll(new EmbeddingModelError(`the embedder for model "${this.modelId}" was closed while embedding.`));
+    const worker = this.worker ?? (await this.restarting?.catch(() => undefined));
+    this.worker = undefined;
+    if (worker) await stopWorker(worker);
+  }
+
+  /** Test hook: makes the worker throw an uncaught error, as a real crash would. */
+  crashWorkerForTesting(): void {
+    if (this.worker) sendRequest(this.worker, { type: 'crash' });
+  }
+
+  private throwIfClosed() {
+    if (this.closed) throw new EmbeddingModelError(`the embedder for model "${this.modelId}" is closed.`);
+  }
+
+  private attach(worker: ChildProcess) {
+    this.worker = worker;
+    worker.on('message', (reply: WorkerReply) => this.onReply(reply));
+    worker.on('error', (e: Error) => this.onWorkerGone(worker, `failed (${e.message})`));
+    // 'close' rather than 'exit': by then stderr is read to the end.
+    worker.on('close', (code: number | null, signal: string | null) => this.onWorkerGone(worker, describeExit(worker, code, signal)));
+    keepAlive(worker, false);
+  }
+
+  private onReply(reply: WorkerReply) {
+    if (reply.type !== 'progress' && reply.type !== 'result' && reply.type !== 'failed') return;
+    const request = this.pending.get(reply.id);
+    if (!request) return; // cancelled
+    if (reply.type === 'progress') {
+      try {
+        request.onProgress?.({ done: reply.done, total: reply.total });
+      } catch (e) {
+        this.settle(reply.id);
+        if (this.worker) sendRequest(this.worker, { type: 'cancel', id: reply.id });
+        request.reject(e);
+      }
+      return;
+    }
+    this.settle(reply.id);
+    if (reply.type === 'failed') {
+      request.reject(new EmbeddingModelError(`embedding model "${this.modelId}" failed to embed ${request.count} text(s): ${reply.message}`));
+      return;
+    }
+    const { vectors } = reply;
+    this.workerMaxRss = Math.max(this.workerMaxRss, reply.maxRss);
+    if (vectors.length !== request.count * this.dims) {
+      request.reject(new EmbeddingModelError(`embedding model "${this.modelId}" returned ${vectors.length} floats for ${request.count} text(s) of ${this.dims} dims.`));
+      return;
+    }
+    request.resolve(Array.from({ length: request.count }, (_, i) => vectors.subarray(i * this.dims, (i + 1) * this.dims)));
+  }
+
+  private settle(id: number) {
+    this.pending.delete(id);
+    if (this.pending.size === 0 && this.worker) keepAlive(this.worker, false);
+  }
+
+  private onWorkerGone(worker: ChildProcess, what: string) {
+    if (this.worker !== worker) return; // closed, or the 'exit' that follows an 'error'
+    this.worker = undefined;
+    this.failAll(new EmbeddingModelError(`the embedding worker for model "${this.modelId}" ${what}; the next embed() call starts a new one.`));
+  }
+
+  private failAll(error: Error) {
+    const requests = [...this.pending.values()];
+    this.pending.clear();
+    for (const request of requests) request.reject(error);
+  }
+
+  /** The running worker, or a new one after a crash (the model files are local by now). */
+  private liveWorker(): Promise<ChildProcess> {
+    if (this.worker) return Promise.resolve(this.worker);
+    this.restarting ??= startWorker(this.init, this.loadTimeoutMs)
+      .then(
+        ({ worker, ready }) => {
+          if (ready.dims !== this.dims || this.closed) {
+            void stopWorker(worker);
+            throw new EmbeddingModelError(
+              this.closed
+                ? `the embedder for model "${this.modelId}" is closed.`
+                : `embedding model "${this.modelId}" changed on disk: it now returns ${ready.dims}-d vectors instead of ${this.dims}; restart Cairn.`,
+            );
+          }
+          this.attach(worker);
+          return worker;
+        },
+        (e: Error) => {
+          throw new EmbeddingModelError(`embedding model "${this.modelId}" could not be restarted after its worker ended (${e.message}).`, { cause: e });
+        },
+      )
+      .finally(() => (this.restarting = undefined));
+    return this.restarting;
+  }
+}

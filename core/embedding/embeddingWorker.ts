@@ -1,0 +1,144 @@
+/**
+ * The embedding worker: a child process (forked by embedder.ts) that loads one transformers.js
+ * feature-extraction pipeline and embeds batches on request, so tokenisation and ONNX inference never run on the
+ * caller's event loop. Requests are handled one at a time, in arrival order.
+ *
+ * Why a process and not a worker thread: onnxruntime-node 1.21 (the version transformers.js 3.8 pins) keeps
+ * per-process native state, so a second worker thread in the same process aborts the process when it runs a
+ * model, and a worker started after another one ended cannot load the binding ("Module did not self-register").
+ * A process can be restarted after a crash, several embedders can coexist, and a native fault in onnxruntime
+ * ends only this process.
+ */
+import { env, pipeline, type DataType, type FeatureExtractionPipeline } from '@huggingface/transformers';
+
+/** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
+export interface WorkerInit {
+  modelId: string;
+  dtype: string;
+  /** Load `<localModelPath>/<modelId>` with remote access disabled. */
+  localModelPath?: string;
+  /** Download from the hub into `<cacheDir>/<modelId>`. */
+  download?: { cacheDir: string; hubUrl: string };
+  intraOpThreads: number;
+}
+
+export type WorkerRequest =
+  | { type: 'init'; init: WorkerInit }
+  | { type: 'embed'; id: number; texts: readonly string[]; batchSize: number }
+  | { type: 'cancel'; id: number }
+  /** Test hook: throw an uncaught error, exactly like a crash. */
+  | { type: 'crash' };
+
+export type WorkerReply =
+  /** Download progress while loading: the parent's load timeout restarts on each. */
+  | { type: 'loading'; file: string }
+  | { type: 'ready'; dims: number; maxLength: number; specialTokens: number; maxRss: number }
+  | { type: 'load-failed'; message: string }
+  | { type: 'progress'; id: number; done: number; total: number }
+  /** `vectors` holds texts.length * dims floats in input order. `maxRss`: this process's peak resident memory, bytes. */
+  | { type: 'result'; id: number; vectors: Float32Array; maxRss: number }
+  | { type: 'failed'; id: number; message: string };
+
+const send = process.send?.bind(process);
+if (!send) throw new Error('embeddingWorker.ts runs as a child process forked with an IPC channel (see embedder.ts)');
+const post = (reply: WorkerReply) => void send(reply);
+const errorText = (e: unknown) => (e instanceof Error ? (e.cause instanceof Error ? `${e.message} (${e.cause.message})` : e.message) : String(e));
+const maxRss = () => process.resourceUsage().maxRSS * 1024;
+
+const POOLING = { pooling: 'mean', normalize: true } as const;
+// Download progress arrives per network chunk; a few messages a second are enough to keep the timeout alive.
+const LOADING_MESSAGE_INTERVAL_MS = 250;
+
+async function loadExtractor(init: WorkerInit): Promise<FeatureExtractionPipeline> {
+  if (init.localModelPath) {
+    env.allowLocalModels = true;
+    env.localModelPath = init.localModelPath;
+    env.allowRemoteModels = false;
+    // No file cache for local models: a stale cached copy must never shadow the folder's files.
+    env.useFSCache = false;
+  } else if (init.download) {
+    // Remote only: skips the "Unable to load from local path" probe for every file.
+    env.allowLocalModels = false;
+    env.allowRemoteModels = true;
+    env.remoteHost = init.download.hubUrl;
+    env.useFSCache = true;
+    env.cacheDir = init.download.cacheDir;
+  }
+  let lastLoadingMessage = 0;
+  const extractor = await pipeline('feature-extraction', init.modelId, {
+    dtype: init.dtype as DataType,
+    // Inference on one core leaves the other one to the UI and the indexer (see INTRA_OP_THREADS in embedder.ts).
+    session_options: { intraOpNumThreads: init.intraOpThreads, interOpNumThreads: 1 },
+    progress_callback: (info) => {
+      const now = Date.now();
+      if (now - lastLoadingMessage < LOADING_MESSAGE_INTERVAL_MS) return;
+      lastLoadingMessage = now;
+      post({ type: 'loading', file: 'file' in info ? info.file : '' });
+    },
+  });
+  return extractor as FeatureExtractionPipeline;
+}
+
+async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, request: Extract<WorkerRequest, { type: 'embed' }>) {
+  const { id, texts } = request;
+  const batchSize = Math.max(1, request.batchSize);
+  // Texts of similar length share a batch, so little of each batch is padding; results go back to input order.
+  const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
+  const vectors = new Float32Array(texts.length * dims);
+  for (let start = 0; start < order.length; start += batchSize) {
+    if (cancelled.delete(id)) return;
+    const batch = order.slice(start, start + batchSize);
+    const output = await extractor(batch.map((i) => texts[i]), POOLING);
+    const data = output.data as Float32Array;
+    if (output.dims[1] !== dims) throw new Error(`model returned ${output.dims[1]}-d vectors, expected ${dims}`);
+    batch.forEach((original, k) => vectors.set(data.subarray(k * dims, (k + 1) * dims), original * dims));
+    output.dispose();
+    post({ type: 'progress', id, done: Math.min(start + batchSize, order.length), total: order.length });
+  }
+  post({ type: 'result', id, vectors, maxRss: maxRss() });
+}
+
+const cancelled = new Set<number>();
+let queue: Promise<void> = Promise.resolve();
+
+async function start(init: WorkerInit) {
+  let extractor: FeatureExtractionPipeline;
+  let dims: number;
+  try {
+    extractor = await loadExtractor(init);
+    // One probe gives the real output width (config.json's hidden_size need not be it).
+    const probe = await extractor([''], POOLING);
+    dims = probe.dims[1];
+    probe.dispose();
+  } catch (e) {
+    post({ type: 'load-failed', message: errorText(e) });
+    return;
+  }
+  const tokenizer = extractor.tokenizer;
+  post({ type: 'ready', dims, maxLength: Number(tokenizer.model_max_length), specialTokens: tokenizer.encode('').length, maxRss: maxRss() });
+  process.on('message', (request: WorkerRequest) => {
+    switch (request.type) {
+      case 'embed':
+        queue = queue.then(() =>
+          embedBatches(extractor, dims, request).catch((e: unknown) => post({ type: 'failed', id: request.id, message: errorText(e) })),
+        );
+        break;
+      case 'cancel':
+        cancelled.add(request.id);
+        // An id cancelled after its request finished would stay behind; drop it once the queue has moved past.
+        queue = queue.then(() => void cancelled.delete(request.id));
+        break;
+      case 'crash':
+        setImmediate(() => {
+          throw new Error('crash requested by the test hook');
+        });
+        break;
+    }
+  });
+}
+
+// The parent gone (closed, crashed, killed) means nobody needs this process any more.
+process.on('disconnect', () => process.exit(0));
+process.once('message', (request: WorkerRequest) => {
+  if (request.type === 'init') void start(request.init);
+});

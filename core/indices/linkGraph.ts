@@ -1,0 +1,401 @@
+import type { LinkKind, NoteLink } from '../parse/links.js';
+
+export interface GraphNote {
+  /** Vault-relative, '/' separated, with extension. */
+  path: string;
+  title: string;
+  aliases: string[];
+  /** All links of the note. */
+  links: NoteLink[];
+}
+
+export class LinkGraphCorruptError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LinkGraphCorruptError';
+  }
+}
+
+const FORMAT = 'cairn-link-graph';
+const FORMAT_VERSION = 1;
+const NOTE_EXTENSION = /\.(md|markdown)$/i;
+
+interface StoredLink {
+  source: NoteEntry;
+  kind: LinkKind;
+  target: string;
+  /** Key of the target's file base name: every note that could resolve it by path or name has this base name. */
+  baseKey: string;
+  /** Key of the whole target, for alias and title matches. */
+  nameKey: string;
+  dest: string | undefined;
+}
+
+interface NoteEntry {
+  path: string;
+  title: string;
+  aliases: string[];
+  /** Keys of the title and aliases (what `[[Alias]]` resolves through). */
+  nameKeys: string[];
+  /** Folder segments, and the keys of all path segments: what ranking candidates compares. */
+  dir: string[];
+  segmentKeys: string[];
+  links: StoredLink[];
+}
+
+/**
+ * Notes and the links between them, resolved the way Obsidian resolves them. Each link is registered under the
+ * keys that can change its resolution (its target's base name and whole text), so adding or removing a note
+ * re-resolves only the links that could point to it.
+ */
+export class LinkGraph {
+  private readonly notes = new Map<string, NoteEntry>();
+  private readonly byPathKey = new Map<string, Set<string>>();
+  private readonly byBaseKey = new Map<string, Set<string>>();
+  private readonly byNameKey = new Map<string, Set<string>>();
+  /** Lookup key → links registered under it. */
+  private readonly linksByKey = new Map<string, Set<StoredLink>>();
+  /** Target note → linking note → number of links. */
+  private readonly incoming = new Map<string, Map<string, number>>();
+
+  private constructor() {}
+
+  static create(): LinkGraph {
+    return new LinkGraph();
+  }
+
+  static fromJSON(json: string): LinkGraph {
+    let data: { format?: unknown; version?: unknown; notes?: unknown };
+    try {
+      data = JSON.parse(json) as typeof data;
+    } catch (error) {
+      throw new LinkGraphCorruptError('link graph is not valid JSON', { cause: error });
+    }
+    if (typeof data !== 'object' || data === null || data.format !== FORMAT || !Array.isArray(data.notes)) {
+      throw new LinkGraphCorruptError('not a link graph');
+    }
+    if (data.version !== FORMAT_VERSION) {
+      throw new LinkGraphCorruptError(`link graph format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
+    }
+    const stored = (data.notes as unknown[]).map(parseStoredNote);
+    if (new Set(stored.map((note) => note.path)).size !== stored.length) throw new LinkGraphCorruptError('link graph lists a note twice');
+    const graph = new LinkGraph();
+    // Resolutions were saved with the notes: loading re-resolves nothing.
+    const entries = stored.map((note) => graph.register(note));
+    stored.forEach((note, i) => {
+      for (const link of note.links) {
+        if (link.dest !== undefined && stored[link.dest] === undefined) throw new LinkGraphCorruptError('link graph link points past the notes');
+        const dest = link.dest === undefined ? undefined : stored[link.dest]!.path;
+        graph.attachLink(entries[i]!, link.kind, link.target, dest);
+      }
+    });
+    return graph;
+  }
+
+  toJSON(): string {
+    const ordinal = new Map([...this.notes.keys()].map((path, i) => [path, i]));
+    const notes = [...this.notes.values()].map((note) => ({
+      path: note.path,
+      title: note.title,
+      aliases: note.aliases,
+      links: note.links.map(({ kind, target, dest }) => (dest === undefined ? { kind, target } : { kind, target, dest: ordinal.get(dest) })),
+    }));
+    return JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, notes });
+  }
+
+  get noteCount(): number {
+    return this.notes.size;
+  }
+
+  upsertNote(note: GraphNote): void {
+    const links = note.links.filter((link) => link.target.trim() !== '');
+    const old = this.notes.get(note.path);
+    if (!old) {
+      const entry = this.register(note);
+      this.attachLinks(entry, links);
+      this.reresolve([baseKeyOfPath(note.path), ...entry.nameKeys]);
+      return;
+    }
+    this.detachLinks(old);
+    const oldNameKeys = old.nameKeys;
+    unindex(this.byNameKey, oldNameKeys, old.path);
+    old.title = note.title;
+    old.aliases = [...note.aliases];
+    old.nameKeys = nameKeysOf(note);
+    index(this.byNameKey, old.nameKeys, old.path);
+    this.attachLinks(old, links);
+    const changed = [...oldNameKeys.filter((k) => !old.nameKeys.includes(k)), ...old.nameKeys.filter((k) => !oldNameKeys.includes(k))];
+    this.reresolve(changed);
+  }
+
+  removeNote(path: string): void {
+    const entry = this.notes.get(path);
+    if (!entry) return;
+    this.detachLinks(entry);
+    this.notes.delete(path);
+    unindex(this.byPathKey, [pathKey(path)], path);
+    unindex(this.byBaseKey, [baseKeyOfPath(path)], path);
+    unindex(this.byNameKey, entry.nameKeys, path);
+    this.reresolve([baseKeyOfPath(path), ...entry.nameKeys]);
+    this.incoming.delete(path);
+  }
+
+  /** Resolved note paths this note links to (wikilinks, embeds, local Markdown links). */
+  outgoing(path: string): string[] {
+    const out = new Set<string>();
+    for (const link of this.notes.get(path)?.links ?? []) if (link.dest !== undefined) out.add(link.dest);
+    return [...out];
+  }
+
+  /** Note paths that link to this note. */
+  backlinks(path: string): string[] {
+    return [...(this.incoming.get(path)?.keys() ?? [])].sort();
+  }
+
+  /** outgoing ∪ backlinks, deduped, excluding the note itself. */
+  neighbours(path: string): string[] {
+    const all = new Set([...this.outgoing(path), ...this.backlinks(path)]);
+    all.delete(path);
+    return [...all];
+  }
+
+  /**
+   * Link targets of this note that resolve to no note (kept, and resolved later if such a note appears).
+   * The graph knows only notes, so embedded attachments (`image.png`) are listed here too.
+   */
+  unresolved(path: string): string[] {
+    const out = new Set<string>();
+    for (const link of this.notes.get(path)?.links ?? []) if (link.dest === undefined) out.add(link.target.trim());
+    return [...out];
+  }
+
+  resolve(target: string, fromPath: string, kind: LinkKind = 'wikilink'): string | undefined {
+    return this.resolveFrom(target, kind, dirSegments(fromPath));
+  }
+
+  private resolveFrom(target: string, kind: LinkKind, fromDir: string[]): string | undefined {
+    const trimmed = target.trim().normalize('NFC');
+    if (trimmed === '') return undefined;
+    // Markdown links (and explicit ./ ../ in any link) are relative to the linking note's folder; "/" is the root.
+    const relativeToNote = kind === 'markdown' ? !trimmed.startsWith('/') : trimmed.startsWith('./') || trimmed.startsWith('../');
+    if (relativeToNote) {
+      const relative = normalizeSegments([...fromDir, ...trimmed.split('/')]);
+      const hit = relative && this.byExactPath(relative.join('/'));
+      if (hit) return hit;
+    }
+    const segments = normalizeSegments(trimmed.split('/'));
+    if (!segments || segments.length === 0) return undefined;
+    const fromRoot = this.byExactPath(segments.join('/'));
+    if (fromRoot) return fromRoot;
+    const byBase = this.byBaseKey.get(keyOf(segments.at(-1)!));
+    if (byBase) return this.closest(byBase, fromDir, segments.map(keyOf));
+    const byName = this.byNameKey.get(nameKeyOfTarget(trimmed));
+    if (byName) return this.closest(byName, fromDir, []);
+    return undefined;
+  }
+
+  /**
+   * Among notes of the same name: the one whose path shares more trailing segments with the target
+   * (`B/Note` prefers `A/B/Note.md`), then the one nearest the linking note's folder, then the shortest path.
+   */
+  private closest(candidates: Set<string>, fromDir: string[], targetKeys: string[]): string {
+    if (candidates.size === 1) return candidates.values().next().value!;
+    let best: Ranked | undefined;
+    for (const path of candidates) {
+      const { dir, segmentKeys } = this.notes.get(path)!;
+      let suffix = 0;
+      while (suffix < targetKeys.length && suffix < segmentKeys.length && targetKeys.at(-1 - suffix) === segmentKeys.at(-1 - suffix)) suffix++;
+      let common = 0;
+      while (common < dir.length && common < fromDir.length && dir[common] === fromDir[common]) common++;
+      const candidate = { path, suffix, distance: dir.length - common + (fromDir.length - common), depth: segmentKeys.length };
+      if (!best || isBetter(candidate, best)) best = candidate;
+    }
+    return best!.path;
+  }
+
+  private byExactPath(path: string): string | undefined {
+    const paths = this.byPathKey.get(pathKey(path));
+    if (!paths) return undefined;
+    if (paths.size === 1) return paths.values().next().value;
+    // Several notes differing only in case: the exact spelling, else a stable choice.
+    for (const candidate of paths) if (stripNoteExtension(candidate) === stripNoteExtension(path)) return candidate;
+    return [...paths].sort()[0];
+  }
+
+  private register(note: Pick<GraphNote, 'path' | 'title' | 'aliases'>): NoteEntry {
+    const segments = note.path.split('/');
+    const entry: NoteEntry = {
+      path: note.path,
+      title: note.title,
+      aliases: [...note.aliases],
+      nameKeys: nameKeysOf(note),
+      dir: dirSegments(note.path),
+      segmentKeys: segments.map(keyOf),
+      links: [],
+    };
+    this.notes.set(note.path, entry);
+    index(this.byPathKey, [pathKey(note.path)], note.path);
+    index(this.byBaseKey, [baseKeyOfPath(note.path)], note.path);
+    index(this.byNameKey, entry.nameKeys, note.path);
+    return entry;
+  }
+
+  private attachLinks(entry: NoteEntry, links: ReadonlyArray<Pick<NoteLink, 'kind' | 'target'>>): void {
+    for (const { kind, target } of links) {
+      if (target.trim() !== '') this.attachLink(entry, kind, target, this.resolveFrom(target, kind, entry.dir));
+    }
+  }
+
+  private attachLink(source: NoteEntry, kind: LinkKind, target: string, dest: string | undefined): void {
+    const link: StoredLink = { source, kind, target, baseKey: baseKeyOfTarget(target), nameKey: nameKeyOfTarget(target), dest: undefined };
+    source.links.push(link);
+    index(this.linksByKey, [link.baseKey, link.nameKey], link);
+    this.setDest(link, dest);
+  }
+
+  private detachLinks(entry: NoteEntry): void {
+    for (const link of entry.links) {
+      this.setDest(link, undefined);
+      unindex(this.linksByKey, [link.baseKey, link.nameKey], link);
+    }
+    entry.links = [];
+  }
+
+  /** Re-resolves the links whose target could name a note with one of these keys. */
+  private reresolve(keys: Iterable<string>): void {
+    const affected = new Set<StoredLink>();
+    for (const key of keys) for (const link of this.linksByKey.get(key) ?? []) affected.add(link);
+    for (const link of affected) this.setDest(link, this.resolveFrom(link.target, link.kind, link.source.dir));
+  }
+
+  private setDest(link: StoredLink, dest: string | undefined): void {
+    if (link.dest === dest) return;
+    const source = link.source.path;
+    if (link.dest !== undefined) {
+      const from = this.incoming.get(link.dest)!;
+      const count = from.get(source)! - 1;
+      if (count > 0) from.set(source, count);
+      else from.delete(source);
+      if (from.size === 0) this.incoming.delete(link.dest);
+    }
+    link.dest = dest;
+    if (dest !== undefined) {
+      let from = this.incoming.get(dest);
+      if (!from) this.incoming.set(dest, (from = new Map()));
+      from.set(source, (from.get(source) ?? 0) + 1);
+    }
+  }
+}
+
+interface Ranked {
+  path: string;
+  suffix: number;
+  distance: number;
+  depth: number;
+}
+
+function isBetter(a: Ranked, b: Ranked): boolean {
+  if (a.suffix !== b.suffix) return a.suffix > b.suffix;
+  if (a.distance !== b.distance) return a.distance < b.distance;
+  if (a.depth !== b.depth) return a.depth < b.depth;
+  if (a.path.length !== b.path.length) return a.path.length < b.path.length;
+  return a.path < b.path;
+}
+
+/** Case-insensitive and Unicode-normalised (macOS file names arrive decomposed, note text composed). */
+function keyOf(text: string): string {
+  return stripNoteExtension(text.normalize('NFC').toLowerCase());
+}
+
+function stripNoteExtension(path: string): string {
+  return path.replace(NOTE_EXTENSION, '');
+}
+
+function pathKey(path: string): string {
+  return keyOf(path);
+}
+
+function baseKeyOfPath(path: string): string {
+  return keyOf(path.slice(path.lastIndexOf('/') + 1));
+}
+
+function baseKeyOfTarget(target: string): string {
+  const trimmed = target.trim().replace(/\/+$/, '');
+  return keyOf(trimmed.slice(trimmed.lastIndexOf('/') + 1));
+}
+
+function nameKeyOfTarget(target: string): string {
+  return keyOf(target.trim());
+}
+
+function nameKeysOf(note: Pick<GraphNote, 'title' | 'aliases'>): string[] {
+  // The title counts as a name too: Logseq links pages by their `title::`, not by file name.
+  const keys = [note.title, ...note.aliases].map((name) => keyOf(name.trim())).filter((key) => key !== '');
+  return [...new Set(keys)];
+}
+
+function dirSegments(path: string): string[] {
+  return path.split('/').slice(0, -1).filter((s) => s !== '' && s !== '.');
+}
+
+/** Applies `.` and `..`; undefined when the path climbs above the vault root. */
+function normalizeSegments(parts: string[]): string[] | undefined {
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else {
+      out.push(part);
+    }
+  }
+  return out;
+}
+
+function index<T>(map: Map<string, Set<T>>, keys: Iterable<string>, value: T): void {
+  for (const key of keys) {
+    let set = map.get(key);
+    if (!set) map.set(key, (set = new Set()));
+    set.add(value);
+  }
+}
+
+function unindex<T>(map: Map<string, Set<T>>, keys: Iterable<string>, value: T): void {
+  for (const key of keys) {
+    const set = map.get(key);
+    if (!set) continue;
+    set.delete(value);
+    if (set.size === 0) map.delete(key);
+  }
+}
+
+interface StoredNote {
+  path: string;
+  title: string;
+  aliases: string[];
+  links: Array<{ kind: LinkKind; target: string; dest?: number }>;
+}
+
+function parseStoredNote(value: unknown): StoredNote {
+  const note = value as Partial<Record<keyof StoredNote, unknown>> | null;
+  const ok =
+    typeof note === 'object' &&
+    note !== null &&
+    typeof note.path === 'string' &&
+    typeof note.title === 'string' &&
+    Array.isArray(note.aliases) &&
+    note.aliases.every((alias) => typeof alias === 'string') &&
+    Array.isArray(note.links) &&
+    note.links.every(
+      (link: { kind?: unknown; target?: unknown; dest?: unknown } | null) =>
+        typeof link === 'object' &&
+        link !== null &&
+        (link.kind === 'wikilink' || link.kind === 'embed' || link.kind === 'markdown') &&
+        typeof link.target === 'string' &&
+        link.target.trim() !== '' &&
+        (link.dest === undefined || (typeof link.dest === 'number' && Number.isInteger(link.dest))),
+    );
+  if (!ok) throw new LinkGraphCorruptError('link graph note entry is damaged');
+  return note as StoredNote;
+}

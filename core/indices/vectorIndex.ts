@@ -1,0 +1,199 @@
+import { FAISS_FLAT_FOURCC, FaissFlatEngine } from './faissFlatBackend.js';
+import { FAISS_HNSW_FOURCC, FaissHnswEngine } from './faissHnswBackend.js';
+import { faissStatus, requireFaiss, type FaissIndex, type FaissModule } from './faissRuntime.js';
+import { TsFlatEngine } from './flatBackend.js';
+import { readIndexFiles, readNativeIndex, saveIndexFiles } from './vectorIndexFiles.js';
+import { VectorStore } from './vectorStore.js';
+import type { AcceptId, SearchEngine, VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
+
+export type { VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
+export { VectorIndexCorruptError } from './vectorIndexFiles.js';
+export { faissStatus } from './faissRuntime.js';
+
+export interface VectorIndexOptions {
+  dims: number;
+  backend: 'auto' | VectorBackendName;
+  kind: 'auto' | VectorIndexKind;
+  /** With kind 'auto', the index switches to HNSW at this many vectors. */
+  hnswThreshold: number;
+}
+
+export interface VectorIndex {
+  /** Which backend is really active. */
+  readonly backend: VectorBackendName;
+  readonly kind: VectorIndexKind;
+  readonly dims: number;
+  readonly size: number;
+  has(id: string): boolean;
+  /** Adds or replaces (same id) vectors; every vector must have `dims` finite entries. */
+  upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void;
+  /** Removes the ids that are present; returns how many were removed. */
+  remove(ids: Iterable<string>): number;
+  /** Top-k by inner product, best first; `accept` filters ids. */
+  search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
+  /** Ids in label order. */
+  ids(): string[];
+  /** Writes the index into `dir` atomically; creates `dir`. */
+  save(dir: string): Promise<void>;
+}
+
+interface ResolvedOptions {
+  dims: number;
+  backend: VectorBackendName;
+  kind: 'auto' | VectorIndexKind;
+  hnswThreshold: number;
+  faiss: FaissModule | null;
+}
+
+export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
+  const resolved = resolveOptions(options);
+  const store = new VectorStore(resolved.dims);
+  return new StoreBackedVectorIndex(store, resolved, kindFor(resolved, 0, undefined));
+}
+
+/** Loads what `save` wrote; throws VectorIndexCorruptError on missing, truncated or inconsistent files. */
+export async function loadVectorIndex(dir: string, options: VectorIndexOptions): Promise<VectorIndex> {
+  const resolved = resolveOptions(options);
+  const { header, vectors } = await readIndexFiles(dir, resolved.dims);
+  const store = VectorStore.fromRows(resolved.dims, header.ids, vectors);
+  const kind = kindFor(resolved, store.size, header.kind);
+  let native: FaissIndex | null = null;
+  if (resolved.faiss && kind === header.kind && header.backend === 'faiss') {
+    native = await readNativeIndex(resolved.faiss, dir, header, kind === 'hnsw' ? FAISS_HNSW_FOURCC : FAISS_FLAT_FOURCC);
+  }
+  return new StoreBackedVectorIndex(store, resolved, kind, native ?? undefined);
+}
+
+class StoreBackedVectorIndex implements VectorIndex {
+  private engine: SearchEngine;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: VectorStore,
+    private readonly options: ResolvedOptions,
+    kind: VectorIndexKind,
+    native?: FaissIndex,
+  ) {
+    this.engine = createEngine(options, store, kind, native);
+  }
+
+  get backend(): VectorBackendName {
+    return this.engine.backend;
+  }
+
+  get kind(): VectorIndexKind {
+    return this.engine.kind;
+  }
+
+  get dims(): number {
+    return this.store.dims;
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  has(id: string): boolean {
+    return this.store.has(id);
+  }
+
+  ids(): string[] {
+    return this.store.ids();
+  }
+
+  upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void {
+    // Everything is checked before anything changes: faiss aborts on bad input.
+    const batch = new Map<string, Float32Array>();
+    for (const { id, vector } of items) {
+      if (typeof id !== 'string') throw new TypeError(`Vector index ids must be strings, got ${typeof id}`);
+      this.checkVector(vector, `The vector for id ${JSON.stringify(id)}`);
+      batch.set(id, vector);
+    }
+    if (batch.size === 0) return;
+    const replaced = [...batch.keys()].filter((id) => this.store.has(id));
+    if (replaced.length > 0) this.removeFromStore(replaced);
+    this.engine.appended(this.store.append([...batch]));
+    this.switchKindIfDue();
+  }
+
+  remove(ids: Iterable<string>): number {
+    const removed = this.removeFromStore(ids);
+    if (removed > 0) this.switchKindIfDue();
+    return removed;
+  }
+
+  search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[] {
+    this.checkVector(query, 'The query vector');
+    if (!(k >= 1) || this.store.size === 0) return [];
+    return this.engine.search(query, Math.min(Math.floor(k), this.store.size), accept);
+  }
+
+  save(dir: string): Promise<void> {
+    // Saves run one at a time so two of them never pick the same generation.
+    const run = this.saving.then(() =>
+      saveIndexFiles(dir, () => {
+        const native = this.engine.prepareSave();
+        return {
+          backend: this.engine.backend,
+          kind: this.engine.kind,
+          dims: this.store.dims,
+          ids: this.store.ids(),
+          vectors: this.store.data().slice(),
+          native,
+        };
+      }),
+    );
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
+  private removeFromStore(ids: Iterable<string>): number {
+    const removed = this.store.remove(ids);
+    if (removed.labels.length > 0) this.engine.removed(removed.labels, removed.ids);
+    return removed.labels.length;
+  }
+
+  private switchKindIfDue(): void {
+    const kind = kindFor(this.options, this.store.size, this.engine.kind);
+    if (kind !== this.engine.kind) this.engine = createEngine(this.options, this.store, kind);
+  }
+
+  private checkVector(vector: Float32Array, what: string): void {
+    if (!(vector instanceof Float32Array)) throw new TypeError(`${what} must be a Float32Array`);
+    if (vector.length !== this.store.dims) {
+      throw new Error(`${what} has ${vector.length} dimensions, but this vector index has ${this.store.dims}`);
+    }
+    for (let i = 0; i < vector.length; i++) {
+      if (!Number.isFinite(vector[i])) throw new Error(`${what} has a non-finite value at position ${i}`);
+    }
+  }
+}
+
+function resolveOptions(options: VectorIndexOptions): ResolvedOptions {
+  const { dims, hnswThreshold } = options;
+  if (!Number.isSafeInteger(dims) || dims < 1) throw new Error(`Vector index dims must be a positive integer, got ${dims}`);
+  if (!(hnswThreshold >= 1)) throw new Error(`Vector index hnswThreshold must be at least 1, got ${hnswThreshold}`);
+  let faiss: FaissModule | null = null;
+  if (options.backend === 'faiss') faiss = requireFaiss();
+  else if (options.backend === 'auto' && faissStatus().available) faiss = requireFaiss();
+  let kind = options.kind;
+  if (!faiss && kind === 'hnsw') {
+    if (options.backend === 'flat') throw new Error('Vector index kind "hnsw" needs the faiss backend, not "flat"');
+    kind = 'flat'; // backend 'auto' without faiss: exact search is the only option
+  }
+  return { dims, backend: faiss ? 'faiss' : 'flat', kind, hnswThreshold, faiss };
+}
+
+function kindFor(options: ResolvedOptions, size: number, current: VectorIndexKind | undefined): VectorIndexKind {
+  if (options.backend === 'flat') return 'flat';
+  if (options.kind !== 'auto') return options.kind;
+  if (size >= options.hnswThreshold) return 'hnsw';
+  // Hysteresis: an index hovering at the threshold must not rebuild its graph on every change.
+  if (current === 'hnsw' && size >= options.hnswThreshold / 2) return 'hnsw';
+  return 'flat';
+}
+
+function createEngine(options: ResolvedOptions, store: VectorStore, kind: VectorIndexKind, native?: FaissIndex): SearchEngine {
+  if (!options.faiss) return new TsFlatEngine(store);
+  return kind === 'hnsw' ? new FaissHnswEngine(options.faiss, store, native) : new FaissFlatEngine(options.faiss, store, native);
+}

@@ -1,0 +1,341 @@
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { FaissIndex, FaissModule } from './faissRuntime.js';
+import type { NativeIndexWriter, VectorBackendName, VectorIndexKind } from './vectorTypes.js';
+
+/*
+ * On-disk layout of a saved vector index (all in one directory):
+ *   vector-index.json      header: format, version, generation, backend, kind, dims, count, ids in label
+ *                          order, and the size and SHA-256 of the files below
+ *   vectors-<gen>.f32      count x dims float32 little-endian: the source of truth
+ *   vectors-<gen>.faiss    optional faiss index over the same rows (so loading skips re-adding / rebuilding)
+ * The faiss file is checksummed because faiss aborts the process (bad_alloc) on some
+ * damaged files instead of throwing.
+ * A save writes generation gen+1 under new names, then replaces the header (the
+ * commit point), then deletes older generations: a crash at any moment leaves a
+ * header that points at complete files.
+ */
+export const HEADER_FILE = 'vector-index.json';
+const FORMAT = 'cairn-vector-index';
+const FORMAT_VERSION = 1;
+const GENERATION_FILE = /^vectors-(\d+)\.(f32|faiss)(\.tmp)?$/;
+const LITTLE_ENDIAN = os.endianness() === 'LE';
+
+export interface VectorIndexHeader {
+  format: typeof FORMAT;
+  version: number;
+  generation: number;
+  backend: VectorBackendName;
+  kind: VectorIndexKind;
+  dims: number;
+  count: number;
+  vectorsFile: string;
+  vectorsSha256: string;
+  nativeFile: string | null;
+  nativeBytes: number | null;
+  nativeSha256: string | null;
+  ids: string[];
+}
+
+export interface IndexSnapshot {
+  backend: VectorBackendName;
+  kind: VectorIndexKind;
+  dims: number;
+  ids: string[];
+  /** A copy the index no longer touches (count x dims). */
+  vectors: Float32Array;
+  native: NativeIndexWriter | null;
+}
+
+export class VectorIndexCorruptError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`Vector index file ${file} is unusable: ${reason}`);
+    this.name = 'VectorIndexCorruptError';
+  }
+}
+
+const vectorsName = (generation: number) => `vectors-${generation}.f32`;
+const nativeName = (generation: number) => `vectors-${generation}.faiss`;
+
+/**
+ * Saves a snapshot into `dir`. `takeSnapshot` runs synchronously before the
+ * first await, so the index cannot change between the snapshot and the native write.
+ */
+export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnapshot): Promise<void> {
+  // Synchronous on purpose: faiss's write aborts the process if the directory is missing.
+  fs.mkdirSync(dir, { recursive: true });
+  const generation = highestGeneration(fs.readdirSync(dir)) + 1;
+  const snapshot = takeSnapshot();
+  const vectorsFile = vectorsName(generation);
+  const nativeFile = snapshot.native ? nativeName(generation) : null;
+  const tmp = (name: string) => path.join(dir, `${name}.tmp`);
+  const written: string[] = [];
+  const vectorBytes = toLittleEndianBytes(snapshot.vectors);
+  try {
+    let nativeBytes: number | null = null;
+    let nativeSha256: string | null = null;
+    if (snapshot.native && nativeFile) {
+      checkRoomForNativeWrite(dir, vectorBytes.byteLength + snapshot.ids.length * 1024 + 2 ** 20);
+      written.push(tmp(nativeFile));
+      snapshot.native.write(tmp(nativeFile));
+      ({ bytes: nativeBytes, sha256: nativeSha256 } = await hashFile(tmp(nativeFile)));
+      await syncFile(tmp(nativeFile));
+    }
+    written.push(tmp(vectorsFile));
+    await writeDurably(tmp(vectorsFile), vectorBytes);
+    await fsp.rename(tmp(vectorsFile), path.join(dir, vectorsFile));
+    if (nativeFile) await fsp.rename(tmp(nativeFile), path.join(dir, nativeFile));
+    await syncDirectory(dir);
+
+    const header: VectorIndexHeader = {
+      format: FORMAT,
+      version: FORMAT_VERSION,
+      generation,
+      backend: snapshot.backend,
+      kind: snapshot.kind,
+      dims: snapshot.dims,
+      count: snapshot.ids.length,
+      vectorsFile,
+      vectorsSha256: sha256(vectorBytes),
+      nativeFile,
+      nativeBytes,
+      nativeSha256,
+      ids: snapshot.ids,
+    };
+    written.push(tmp(HEADER_FILE));
+    await writeDurably(tmp(HEADER_FILE), Buffer.from(JSON.stringify(header)));
+    await fsp.rename(tmp(HEADER_FILE), path.join(dir, HEADER_FILE));
+    await syncDirectory(dir);
+  } catch (error) {
+    await Promise.all(written.map((file) => fsp.rm(file, { force: true })));
+    throw error;
+  }
+  await removeOtherGenerations(dir, generation);
+}
+
+export interface SavedIndex {
+  header: VectorIndexHeader;
+  vectors: Float32Array;
+}
+
+/** Reads and checks the header and vectors file; throws VectorIndexCorruptError on any mismatch. */
+export async function readIndexFiles(dir: string, dims: number): Promise<SavedIndex> {
+  const headerPath = path.join(dir, HEADER_FILE);
+  const header = validateHeader(headerPath, await readJson(headerPath), dims);
+  const vectorsPath = path.join(dir, header.vectorsFile);
+  const expectedBytes = header.count * header.dims * 4;
+  const vectors = new Float32Array(header.count * header.dims);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(vectorsPath, 'r');
+  } catch (error) {
+    throw new VectorIndexCorruptError(vectorsPath, describeIoError(error));
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size !== expectedBytes) {
+      throw new VectorIndexCorruptError(vectorsPath, `${size} bytes, expected ${header.count} x ${header.dims} x 4 = ${expectedBytes}`);
+    }
+    const bytes = new Uint8Array(vectors.buffer);
+    let offset = 0;
+    while (offset < expectedBytes) {
+      const { bytesRead } = await handle.read(bytes, offset, expectedBytes - offset, offset);
+      if (bytesRead === 0) throw new VectorIndexCorruptError(vectorsPath, `ended after ${offset} of ${expectedBytes} bytes`);
+      offset += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  if (sha256(new Uint8Array(vectors.buffer)) !== header.vectorsSha256) throw new VectorIndexCorruptError(vectorsPath, 'checksum mismatch');
+  if (!LITTLE_ENDIAN) swapFloat32Bytes(vectors);
+  const bad = firstNonFinite(vectors);
+  if (bad >= 0) throw new VectorIndexCorruptError(vectorsPath, `non-finite value in row ${Math.floor(bad / header.dims)}`);
+  return { header, vectors };
+}
+
+/**
+ * Reads the saved faiss index when it is present and intact; null otherwise (the
+ * caller rebuilds from the vectors file, the source of truth).
+ */
+export async function readNativeIndex(faiss: FaissModule, dir: string, header: VectorIndexHeader, fourcc: string): Promise<FaissIndex | null> {
+  if (!header.nativeFile || header.nativeBytes === null || header.nativeSha256 === null) return null;
+  const file = path.join(dir, header.nativeFile);
+  try {
+    const { bytes, sha256: digest, head } = await hashFile(file);
+    // The type tag matters too: removeIds on an HNSW index taken for a flat one would abort.
+    if (bytes !== header.nativeBytes || digest !== header.nativeSha256 || head !== fourcc) return null;
+    const index = faiss.Index.read(file);
+    if (index.ntotal() !== header.count || index.getDimension() !== header.dims) return null;
+    return index;
+  } catch {
+    return null;
+  }
+}
+
+function validateHeader(file: string, raw: unknown, dims: number): VectorIndexHeader {
+  const fail = (reason: string): never => {
+    throw new VectorIndexCorruptError(file, reason);
+  };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('not a JSON object');
+  const h = raw as Partial<Record<keyof VectorIndexHeader, unknown>>;
+  if (h.format !== FORMAT) fail(`format is ${JSON.stringify(h.format)}, expected "${FORMAT}"`);
+  if (h.version !== FORMAT_VERSION) fail(`format version ${JSON.stringify(h.version)}, expected ${FORMAT_VERSION}`);
+  const generation = h.generation;
+  if (!isCount(generation) || generation < 1) return fail(`bad generation ${JSON.stringify(generation)}`);
+  if (h.backend !== 'faiss' && h.backend !== 'flat') fail(`unknown backend ${JSON.stringify(h.backend)}`);
+  if (h.kind !== 'flat' && h.kind !== 'hnsw') fail(`unknown kind ${JSON.stringify(h.kind)}`);
+  if (!isCount(h.dims) || h.dims < 1) fail(`bad dims ${JSON.stringify(h.dims)}`);
+  if (h.dims !== dims) fail(`saved with ${String(h.dims)} dimensions, expected ${dims}`);
+  if (!isCount(h.count)) fail(`bad count ${JSON.stringify(h.count)}`);
+  if (!Array.isArray(h.ids) || !h.ids.every((id) => typeof id === 'string')) fail('ids is not an array of strings');
+  const ids = h.ids as string[];
+  if (ids.length !== h.count) fail(`count is ${String(h.count)} but ${ids.length} ids are listed`);
+  if (new Set(ids).size !== ids.length) fail('ids are not unique');
+  if (h.vectorsFile !== vectorsName(generation)) fail(`vectorsFile ${JSON.stringify(h.vectorsFile)} does not match generation ${generation}`);
+  if (!isSha256(h.vectorsSha256)) fail('vectorsSha256 is not a SHA-256 hex digest');
+  const native = h.nativeFile === null ? null : nativeName(generation);
+  if (h.nativeFile !== native) fail(`nativeFile ${JSON.stringify(h.nativeFile)} does not match generation ${generation}`);
+  // A bad description of the optional faiss file only means it is not used.
+  const nativeUsable = native !== null && isCount(h.nativeBytes) && isSha256(h.nativeSha256);
+  return {
+    ...(h as VectorIndexHeader),
+    ids,
+    nativeFile: nativeUsable ? native : null,
+    nativeBytes: nativeUsable ? (h.nativeBytes as number) : null,
+    nativeSha256: nativeUsable ? (h.nativeSha256 as string) : null,
+  };
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (error) {
+    throw new VectorIndexCorruptError(file, describeIoError(error));
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new VectorIndexCorruptError(file, `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function firstNonFinite(values: Float32Array): number {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return i;
+  return -1;
+}
+
+function isSha256(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+async function hashFile(file: string): Promise<{ bytes: number; sha256: string; head: string }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let head = '';
+  for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+    if (head.length < 4) head += chunk.toString('latin1', 0, 4 - head.length);
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  return { bytes, sha256: hash.digest('hex'), head };
+}
+
+/** faiss aborts the process when its write fails, so rule out the likely causes first. */
+function checkRoomForNativeWrite(dir: string, estimatedBytes: number): void {
+  fs.accessSync(dir, fs.constants.W_OK);
+  let free: number;
+  try {
+    const { bavail, bsize } = fs.statfsSync(dir);
+    free = bavail * bsize;
+  } catch {
+    return; // statfs is not available everywhere
+  }
+  if (free < 2 * estimatedBytes) {
+    throw new Error(`Not enough free disk space in ${dir} to save the vector index (about ${Math.ceil((2 * estimatedBytes) / 2 ** 20)} MB needed, ${Math.floor(free / 2 ** 20)} MB free)`);
+  }
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function describeIoError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'missing' : `cannot be read (${code ?? (error as Error).message})`;
+}
+
+function highestGeneration(names: readonly string[]): number {
+  let highest = 0;
+  for (const name of names) {
+    const match = GENERATION_FILE.exec(name);
+    if (match) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest;
+}
+
+async function removeOtherGenerations(dir: string, keep: number): Promise<void> {
+  const names = await fsp.readdir(dir);
+  const stale = names.filter((name) => {
+    const match = GENERATION_FILE.exec(name);
+    return (match && Number(match[1]) !== keep) || name === `${HEADER_FILE}.tmp`;
+  });
+  await Promise.all(stale.map((name) => fsp.rm(path.join(dir, name), { force: true })));
+}
+
+async function writeDurably(file: string, data: Uint8Array): Promise<void> {
+  const handle = await fsp.open(file, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await fsp.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Makes the renames durable; not supported on every platform (e.g. Windows), where it is skipped.
+  try {
+    const handle = await fsp.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+function toLittleEndianBytes(vectors: Float32Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength);
+  const copy = vectors.slice();
+  swapFloat32Bytes(copy);
+  return new Uint8Array(copy.buffer);
+}
+
+function swapFloat32Bytes(vectors: Float32Array): void {
+  const bytes = new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength);
+  for (let i = 0; i < bytes.length; i += 4) {
+    [bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]] = [bytes[i + 3], bytes[i + 2], bytes[i + 1], bytes[i]];
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The vectors of a vector index in one contiguous Float32Array (row = label),
+ * with the label <-> id mapping. Removal compacts rows in order, exactly as faiss
+ * flat indexes renumber their labels, so a faiss flat index mirrors it row for row.
+ */
+export class VectorStore {
+  private matrix: Float32Array;
+  private rows = 0;
+  private readonly idByLabel: string[] = [];
+  private readonly labelById = new Map<string, number>();
+
+  constructor(
+    readonly dims: number,
+    initialCapacity = 1024,
+  ) {
+    this.matrix = new Float32Array(Math.max(1, initialCapacity) * dims);
+  }
+
+  /** Takes ownership of `vectors` (ids.length x dims, row-major). */
+  static fromRows(dims: number, ids: readonly string[], vectors: Float32Array): VectorStore {
+    if (vectors.length !== ids.length * dims) throw new Error(`VectorStore: ${vectors.length} floats for ${ids.length} x ${dims}`);
+    const store = new VectorStore(dims, 0);
+    store.matrix = vectors.length > 0 ? vectors : new Float32Array(dims);
+    store.rows = ids.length;
+    ids.forEach((id, label) => {
+      if (store.labelById.has(id)) throw new Error(`VectorStore: duplicate id ${JSON.stringify(id)}`);
+      store.idByLabel.push(id);
+      store.labelById.set(id, label);
+    });
+    return store;
+  }
+
+  get size(): number {
+    return this.rows;
+  }
+
+  has(id: string): boolean {
+    return this.labelById.has(id);
+  }
+
+  labelOf(id: string): number | undefined {
+    return this.labelById.get(id);
+  }
+
+  idAt(label: number): string {
+    return this.idByLabel[label];
+  }
+
+  /** Ids in label order (a copy). */
+  ids(): string[] {
+    return this.idByLabel.slice();
+  }
+
+  /** The live rows as a view: valid only until the next change. */
+  data(): Float32Array {
+    return this.matrix.subarray(0, this.rows * this.dims);
+  }
+
+  row(label: number): Float32Array {
+    return this.matrix.subarray(label * this.dims, (label + 1) * this.dims);
+  }
+
+  /** Appends new ids (the caller removed existing ones first); returns the first new label. */
+  append(entries: ReadonlyArray<readonly [string, Float32Array]>): number {
+    const first = this.rows;
+    this.reserve(this.rows + entries.length);
+    for (const [id, vector] of entries) {
+      if (this.labelById.has(id)) throw new Error(`VectorStore: id ${JSON.stringify(id)} is already present`);
+      this.matrix.set(vector, this.rows * this.dims);
+      this.labelById.set(id, this.rows);
+      this.idByLabel.push(id);
+      this.rows++;
+    }
+    return first;
+  }
+
+  /** Removes the present ids; returns their labels (ascending, before compaction) and ids. */
+  remove(ids: Iterable<string>): { labels: number[]; ids: string[] } {
+    const labels = new Set<number>();
+    for (const id of ids) {
+      const label = this.labelById.get(id);
+      if (label !== undefined) labels.add(label);
+    }
+    if (labels.size === 0) return { labels: [], ids: [] };
+    const sorted = [...labels].sort((a, b) => a - b);
+    const removedIds = sorted.map((label) => this.idByLabel[label]);
+    this.compact(sorted);
+    for (const id of removedIds) this.labelById.delete(id);
+    return { labels: sorted, ids: removedIds };
+  }
+
+  private compact(sortedLabels: readonly number[]): void {
+    const d = this.dims;
+    let write = sortedLabels[0];
+    for (let i = 0; i < sortedLabels.length; i++) {
+      const keepFrom = sortedLabels[i] + 1;
+      const keepTo = i + 1 < sortedLabels.length ? sortedLabels[i + 1] : this.rows;
+      if (keepTo > keepFrom) {
+        this.matrix.copyWithin(write * d, keepFrom * d, keepTo * d);
+        for (let label = keepFrom; label < keepTo; label++) {
+          const id = this.idByLabel[label];
+          this.idByLabel[write] = id;
+          this.labelById.set(id, write);
+          write++;
+        }
+      }
+    }
+    this.idByLabel.length = write;
+    this.rows = write;
+  }
+
+  private reserve(rows: number): void {
+    if (rows * this.dims <= this.matrix.length) return;
+    const capacity = Math.max(rows, Math.ceil((this.matrix.length / this.dims) * 1.5), 1024);
+    const grown = new Float32Array(capacity * this.dims);
+    grown.set(this.data());
+    this.matrix = grown;
+  }
+}

@@ -1,0 +1,46 @@
+export type VectorBackendName = 'faiss' | 'flat';
+export type VectorIndexKind = 'flat' | 'hnsw';
+
+/** score = inner product (cosine for normalised vectors); higher is better. */
+export interface VectorHit {
+  id: string;
+  score: number;
+}
+
+export type AcceptId = (id: string) => boolean;
+
+/** A native index file that can be written alongside the vectors (labels = store rows). */
+export interface NativeIndexWriter {
+  /** Four bytes at the start of the file, checked again on load. */
+  readonly fourcc: string;
+  write(file: string): void;
+}
+
+/**
+ * The search side of a vector index. The VectorStore holds the vectors and the
+ * label <-> id mapping; an engine is told about every change right after it is
+ * made to the store and keeps whatever it needs in step.
+ */
+export interface SearchEngine {
+  readonly backend: VectorBackendName;
+  readonly kind: VectorIndexKind;
+  /** Rows `from .. store.size - 1` were appended. */
+  appended(from: number): void;
+  /** These rows (ascending, numbered before compaction) and ids were removed and the store compacted. */
+  removed(labels: readonly number[], ids: readonly string[]): void;
+  /** `k` >= 1, the store is non-empty and `query` has been validated. */
+  search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
+  /** Brings native state in line with the store rows; null when there is nothing native to write. */
+  prepareSave(): NativeIndexWriter | null;
+}
+
+/** Internal hit before label -> id mapping; label is the store row (or graph label). */
+export interface LabelHit {
+  label: number;
+  score: number;
+}
+
+/** Best first; equal scores in label (insertion) order, so every backend ranks ties alike. */
+export function compareLabelHits(a: LabelHit, b: LabelHit): number {
+  return b.score - a.score || a.label - b.label;
+}

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { EmbeddingCache } from '../core/embedding/embeddingCache.js';
+
+const KEY = 'cairn-glove-100d|q8|d35d3fd35535d135';
+const DIMS = 4;
+
+const hash = (n: number) => n.toString(16).padStart(16, '0');
+const vector = (n: number, dims = DIMS) => Float32Array.from({ length: dims }, (_, k) => Math.sin(n * 31 + k));
+
+let dir: string;
+let counter = 0;
+const freshFile = () => path.join(dir, `cache-${counter++}.bin`);
+
+before(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-embedding-cache-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A saved cache file holding entries 0..n-1. */
+async function savedCache(n: number, file = freshFile()): Promise<string> {
+  const cache = await EmbeddingCache.open(file, KEY, DIMS);
+  for (let i = 0; i < n; i++) cache.set(hash(i), vector(i));
+  await cache.save();
+  return file;
+}
+
+describe('EmbeddingCache', () => {
+  it('starts empty when the file does not exist, without a recovery note', async () => {
+    const cache = await EmbeddingCache.open(freshFile(), KEY, DIMS);
+    assert.equal(cache.size, 0);
+    assert.equal(cache.recovered, undefined);
+    assert.equal(cache.get(hash(1)), undefined);
+  });
+
+  it('round-trips vectors bit for bit, and misses unknown hashes', async () => {
+    const file = await savedCache(3);
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(cache.recovered, undefined);
+    assert.equal(cache.size, 3);
+    for (let i = 0; i < 3; i++) assert.deepEqual(cache.get(hash(i)), vector(i));
+    assert.equal(cache.get(hash(99)), undefined);
+  });
+
+  it('adds to and overwrites a loaded cache, counting each hash once', async () => {
+    const file = await savedCache(3);
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    cache.set(hash(1), vector(101));
+    cache.set(hash(7), vector(7));
+    cache.set(hash(7), vector(8));
+    assert.equal(cache.size, 4);
+    assert.deepEqual(cache.get(hash(1)), vector(101));
+    await cache.save();
+    const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(reopened.size, 4);
+    assert.deepEqual(reopened.get(hash(1)), vector(101));
+    assert.deepEqual(reopened.get(hash(7)), vector(8));
+    assert.deepEqual(reopened.get(hash(2)), vector(2));
+  });
+
+  it('copies the vectors it is given (callers pass views into shared buffers)', async () => {
+    const cache = await EmbeddingCache.open(freshFile(), KEY, DIMS);
+    const shared = new Float32Array(2 * DIMS).fill(1);
+    cache.set(hash(1), shared.subarray(0, DIMS));
+    shared.fill(5);
+    assert.deepEqual(cache.get(hash(1)), new Float32Array(DIMS).fill(1));
+  });
+
+  it('rejects malformed hashes and vectors of the wrong size', async () => {
+    const cache = await EmbeddingCache.open(freshFile(), KEY, DIMS);
+    assert.throws(() => cache.set('abc', vector(1)), RangeError);
+    assert.throws(() => cache.set(hash(1).toUpperCase().replace('0', 'G'), vector(1)), RangeError);
+    assert.throws(() => cache.set(hash(1), vector(1, DIMS + 1)), RangeError);
+  });
+
+  it('starts empty, saying why, when the file belongs to another model or another width', async () => {
+    const file = await savedCache(3);
+    const other = await EmbeddingCache.open(file, 'Xenova/bge-small-en-v1.5|q8|0123456789abcdef', DIMS);
+    assert.equal(other.size, 0);
+    assert.match(other.recovered!, /written for another model \(cairn-glove-100d\|q8\|d35d3fd35535d135, now Xenova\/bge-small-en-v1\.5\|q8\|0123456789abcdef\)/);
+    const wider = await EmbeddingCache.open(file, KEY, DIMS + 1);
+    assert.equal(wider.size, 0);
+    assert.match(wider.recovered!, /written for 4-d vectors, the model has 5/);
+  });
+
+  it('starts empty, saying why, when the file is truncated, padded, empty or not a cache', async () => {
+    const cases: Array<[string, (file: string) => Promise<void>, RegExp]> = [
+      ['truncated record', async (f) => truncate(f, (await readFile(f)).length - 3), /truncated/],
+      ['truncated header', async (f) => truncate(f, 12), /not an embedding cache file|truncated/],
+      ['trailing bytes', async (f) => writeFile(f, Buffer.concat([await readFile(f), Buffer.from([1, 2, 3, 4])])), /trailing bytes/],
+      ['empty file', async (f) => writeFile(f, ''), /not an embedding cache file/],
+      ['other file', async (f) => writeFile(f, '{"json": true}\n'.repeat(20)), /not an embedding cache file/],
+      ['newer version', async (f) => { const b = await readFile(f); b.writeUInt32LE(2, 8); await writeFile(f, b); }, /unsupported cache version 2/],
+    ];
+    for (const [name, damage, reason] of cases) {
+      const file = await savedCache(5);
+      await damage(file);
+      const cache = await EmbeddingCache.open(file, KEY, DIMS);
+      assert.equal(cache.size, 0, name);
+      assert.match(cache.recovered ?? '', reason, name);
+      // The next save replaces the damaged file with a good one.
+      cache.set(hash(1), vector(1));
+      await cache.save();
+      const repaired = await EmbeddingCache.open(file, KEY, DIMS);
+      assert.equal(repaired.recovered, undefined, name);
+      assert.equal(repaired.size, 1, name);
+    }
+  });
+
+  it('never throws on damaged content: any truncation or byte change opens (empty with a reason, or intact)', async () => {
+    const file = await savedCache(6);
+    const good = await readFile(file);
+    await fc.assert(
+      fc.asyncProperty(fc.nat(good.length - 1), fc.nat(good.length - 1), fc.integer({ min: 1, max: 255 }), async (cut, at, xor) => {
+        const damaged = path.join(dir, 'damaged.bin');
+        await writeFile(damaged, good.subarray(0, cut));
+        const truncated = await EmbeddingCache.open(damaged, KEY, DIMS);
+        assert.equal(truncated.size, 0);
+        assert.ok(truncated.recovered);
+        const flipped = Buffer.from(good);
+        flipped[at] ^= xor;
+        await writeFile(damaged, flipped);
+        const changed = await EmbeddingCache.open(damaged, KEY, DIMS);
+        assert.ok(changed.recovered !== undefined || changed.size <= 6);
+        return true;
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('saves atomically: no temporary files left, parent folders created', async () => {
+    const nested = path.join(dir, 'a', 'b');
+    const file = path.join(nested, 'embeddings.bin');
+    await savedCache(10, file);
+    await savedCache(12, file);
+    assert.deepEqual(await readdir(nested), ['embeddings.bin']);
+    assert.equal((await EmbeddingCache.open(file, KEY, DIMS)).size, 12);
+  });
+
+  it('throws I/O errors other than a missing file, and leaves no temporary file when saving fails', async () => {
+    const folder = path.join(dir, 'blocked');
+    const file = path.join(folder, 'embeddings.bin');
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    cache.set(hash(1), vector(1));
+    // A folder where the file should go: reading fails with EISDIR, the final rename fails too.
+    await mkdir(file, { recursive: true });
+    await writeFile(path.join(file, 'keep'), 'x');
+    await assert.rejects(EmbeddingCache.open(file, KEY, DIMS), { code: 'EISDIR' });
+    await assert.rejects(cache.save());
+    assert.deepEqual(await readdir(folder), ['embeddings.bin']);
+    assert.equal(cache.size, 1, 'the entries survive a failed save');
+  });
+
+  it('prunes unreferenced entries only when they outnumber referenced ones', async () => {
+    const file = await savedCache(10);
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    // 4 unreferenced, 6 referenced: everything stays.
+    await cache.save(new Set([0, 1, 2, 3, 4, 5].map(hash)));
+    assert.equal(cache.size, 10);
+    assert.equal((await EmbeddingCache.open(file, KEY, DIMS)).size, 10);
+    // 5 against 5 (a config flipped to another chunking of the same size): still everything.
+    await cache.save(new Set([0, 1, 2, 3, 4].map(hash)));
+    assert.equal((await EmbeddingCache.open(file, KEY, DIMS)).size, 10);
+    // 6 unreferenced, 4 referenced: the 6 go, in memory and on disk.
+    await cache.save(new Set([0, 1, 2, 3, 42].map(hash)));
+    assert.equal(cache.size, 4);
+    assert.equal(cache.get(hash(5)), undefined);
+    const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(reopened.size, 4);
+    for (let i = 0; i < 4; i++) assert.deepEqual(reopened.get(hash(i)), vector(i));
+  });
+
+  it('loads 50,000 entries of 101 dims quickly, into one block', async () => {
+    const dims = 101;
+    const file = freshFile();
+    const cache = await EmbeddingCache.open(file, KEY, dims);
+    for (let i = 0; i < 50_000; i++) cache.set(hash(i * 7919), vector(i, dims));
+    await cache.save();
+    const started = performance.now();
+    const loaded = await EmbeddingCache.open(file, KEY, dims);
+    const ms = performance.now() - started;
+    assert.equal(loaded.size, 50_000);
+    assert.deepEqual(loaded.get(hash(123 * 7919)), vector(123, dims));
+    assert.deepEqual(loaded.get(hash(49_999 * 7919)), vector(49_999, dims));
+    // Views into one buffer, not one allocation per entry.
+    assert.equal(loaded.get(hash(0))!.buffer, loaded.get(hash(7919))!.buffer);
+    assert.ok(ms < 2000, `open took ${ms.toFixed(0)} ms`);
+  });
+});

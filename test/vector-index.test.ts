@@ -1,0 +1,545 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import {
+  createVectorIndex,
+  faissStatus,
+  loadVectorIndex,
+  VectorIndexCorruptError,
+  type VectorHit,
+  type VectorIndex,
+  type VectorIndexOptions,
+} from '../core/indices/vectorIndex.js';
+import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/hnswTuning.js';
+
+// ---------------------------------------------------------------- helpers
+
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomUnitVectors(count: number, dims: number, seed: number): Float32Array[] {
+  const random = mulberry32(seed);
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return Array.from({ length: count }, () => {
+    const values = Array.from({ length: dims }, gaussian);
+    const norm = Math.hypot(...values);
+    return Float32Array.from(values, (v) => v / norm);
+  });
+}
+
+/** Brute-force reference: entries in label order (Map order, replace = delete + set). */
+function exactSearch(entries: Map<string, Float32Array>, query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
+  const scored: Array<VectorHit & { order: number }> = [];
+  let order = 0;
+  for (const [id, vector] of entries) {
+    order++;
+    if (accept && !accept(id)) continue;
+    let dot = 0;
+    for (let i = 0; i < vector.length; i++) dot += vector[i] * query[i];
+    scored.push({ id, score: Math.fround(dot), order });
+  }
+  scored.sort((a, b) => b.score - a.score || a.order - b.order);
+  return scored.slice(0, k).map(({ id, score }) => ({ id, score }));
+}
+
+const DIMS = 64;
+const COUNT = 2000;
+
+const FAISS_FLAT: VectorIndexOptions = { dims: DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9 };
+const FAISS_HNSW: VectorIndexOptions = { dims: DIMS, backend: 'faiss', kind: 'hnsw', hnswThreshold: 1e9 };
+const TS_FLAT: VectorIndexOptions = { dims: DIMS, backend: 'flat', kind: 'flat', hnswThreshold: 1e9 };
+const CONFIGS = [
+  { name: 'faiss flat', options: FAISS_FLAT },
+  { name: 'faiss HNSW', options: FAISS_HNSW },
+  { name: 'TS flat', options: TS_FLAT },
+] as const;
+
+const corpus = randomUnitVectors(COUNT, DIMS, 1);
+const queries = randomUnitVectors(50, DIMS, 2);
+const idOf = (i: number) => `note-${i}.md#chunk`;
+
+function buildIndex(options: VectorIndexOptions, vectors: readonly Float32Array[] = corpus, ids: (i: number) => string = idOf): VectorIndex {
+  const index = createVectorIndex(options);
+  index.upsert(vectors.map((vector, i) => ({ id: ids(i), vector })));
+  return index;
+}
+
+function assertSameHits(actual: VectorHit[], expected: VectorHit[], tolerance = 1e-5, message?: string): void {
+  assert.deepEqual(
+    actual.map((hit) => hit.id),
+    expected.map((hit) => hit.id),
+    message,
+  );
+  actual.forEach((hit, i) => assert.ok(Math.abs(hit.score - expected[i].score) <= tolerance, `${message ?? ''} score of ${hit.id}: ${hit.score} vs ${expected[i].score}`));
+}
+
+function recallAt(actual: VectorHit[], expected: VectorHit[]): number {
+  const wanted = new Set(expected.map((hit) => hit.id));
+  return actual.filter((hit) => wanted.has(hit.id)).length / expected.length;
+}
+
+let tmpRoot: string;
+before(async () => {
+  tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-vectors-'));
+});
+after(async () => {
+  await fs.rm(tmpRoot, { recursive: true, force: true });
+});
+let dirCount = 0;
+const freshDir = () => path.join(tmpRoot, `index-${++dirCount}`);
+
+// ---------------------------------------------------------------- tests
+
+describe('backend choice', () => {
+  test('faiss-node loads on this machine and backend "auto" uses faiss (proves faiss is the active backend in CI)', () => {
+    assert.deepEqual(faissStatus(), { available: true });
+    const index = createVectorIndex({ dims: DIMS, backend: 'auto', kind: 'auto', hnswThreshold: 10_000 });
+    assert.equal(index.backend, 'faiss');
+    assert.equal(index.kind, 'flat');
+  });
+
+  test('backend "flat" is the TypeScript index, and it refuses kind "hnsw"', () => {
+    assert.equal(createVectorIndex(TS_FLAT).backend, 'flat');
+    assert.equal(createVectorIndex({ ...TS_FLAT, kind: 'auto', hnswThreshold: 1 }).kind, 'flat');
+    assert.throws(() => createVectorIndex({ ...TS_FLAT, kind: 'hnsw' }), /hnsw.*faiss/i);
+  });
+
+  test('kind "auto" switches to HNSW at hnswThreshold and back to flat well below it', () => {
+    const index = createVectorIndex({ dims: DIMS, backend: 'faiss', kind: 'auto', hnswThreshold: 100 });
+    index.upsert(corpus.slice(0, 99).map((vector, i) => ({ id: idOf(i), vector })));
+    assert.equal(index.kind, 'flat');
+    index.upsert([{ id: idOf(99), vector: corpus[99] }]);
+    assert.equal(index.kind, 'hnsw');
+    index.remove([idOf(0), idOf(1)]);
+    assert.equal(index.kind, 'hnsw', 'no flip-flopping just under the threshold');
+    index.remove(Array.from({ length: 60 }, (_, i) => idOf(i)));
+    assert.equal(index.kind, 'flat');
+    const reference = new Map(corpus.slice(60, 100).map((vector, i) => [idOf(i + 60), vector]));
+    assertSameHits(index.search(queries[0], 10), exactSearch(reference, queries[0], 10));
+  });
+
+  test('rejects impossible options', () => {
+    assert.throws(() => createVectorIndex({ ...TS_FLAT, dims: 0 }), /dims/);
+    assert.throws(() => createVectorIndex({ ...TS_FLAT, hnswThreshold: 0 }), /hnswThreshold/);
+  });
+});
+
+describe('search quality', () => {
+  const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
+
+  test('faiss flat and TS flat return identical rankings (scores within 1e-5) on 2,000 x 64 for 50 queries', () => {
+    const faissFlat = buildIndex(FAISS_FLAT);
+    const tsFlat = buildIndex(TS_FLAT);
+    assert.equal(faissFlat.backend, 'faiss');
+    assert.equal(tsFlat.backend, 'flat');
+    for (const query of queries) {
+      const exact = exactSearch(reference, query, 10);
+      assertSameHits(faissFlat.search(query, 10), exact);
+      assertSameHits(tsFlat.search(query, 10), exact, 0);
+    }
+  });
+
+  test('equal scores rank in insertion order on every backend', () => {
+    const [special, ...others] = randomUnitVectors(31, DIMS, 3);
+    const vectors = others.flatMap((other) => [special, other]); // duplicates at even labels
+    const expected = Array.from({ length: 8 }, (_, i) => `dup-${2 * i}`);
+    for (const { name, options } of CONFIGS) {
+      const index = buildIndex(options, vectors, (i) => `dup-${i}`);
+      const hits = index.search(special, 8);
+      if (options.kind === 'flat') {
+        assert.deepEqual(
+          hits.map((hit) => hit.id),
+          expected,
+          name,
+        );
+      } else {
+        // HNSW may find any 8 of the 30 copies, but lists them in insertion order too.
+        const labels = hits.map((hit) => Number(hit.id.slice(4)));
+        assert.ok(labels.every((label) => label % 2 === 0), name);
+        assert.deepEqual(labels, labels.toSorted((a, b) => a - b), name);
+      }
+    }
+  });
+
+  test('HNSW recall@10 against exact search is at least 0.9', () => {
+    const hnsw = buildIndex(FAISS_HNSW);
+    assert.equal(hnsw.kind, 'hnsw');
+    assert.equal(hnsw.backend, 'faiss');
+    let recall = 0;
+    for (const query of queries) recall += recallAt(hnsw.search(query, 10), exactSearch(reference, query, 10));
+    recall /= queries.length;
+    assert.ok(recall >= 0.9, `recall@10 = ${recall}`);
+  });
+
+  test('empty index returns [] (no faiss abort), k larger than size returns everything, k < 1 returns []', () => {
+    for (const { name, options } of CONFIGS) {
+      const index = createVectorIndex(options);
+      assert.deepEqual(index.search(queries[0], 10), [], name);
+      index.upsert(corpus.slice(0, 5).map((vector, i) => ({ id: idOf(i), vector })));
+      const hits = index.search(queries[0], 50);
+      assert.equal(hits.length, 5, name);
+      assert.deepEqual(new Set(hits.map((hit) => hit.id)), new Set(index.ids()), name);
+      assert.deepEqual(index.search(queries[0], 0), [], name);
+      index.remove(index.ids());
+      assert.equal(index.size, 0, name);
+      assert.deepEqual(index.search(queries[0], 3), [], name);
+    }
+  });
+});
+
+describe('accept filter', () => {
+  const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
+  for (const { name, options } of CONFIGS) {
+    test(`${name}: returns only accepted ids and still k of them`, () => {
+      const index = buildIndex(options);
+      const everyFifth = (id: string) => Number(/\d+/.exec(id)![0]) % 5 === 0;
+      let recall = 0;
+      for (const query of queries.slice(0, 20)) {
+        const hits = index.search(query, 10, everyFifth);
+        assert.equal(hits.length, 10);
+        assert.ok(hits.every((hit) => everyFifth(hit.id)));
+        const exact = exactSearch(reference, query, 10, everyFifth);
+        if (options.kind === 'hnsw') recall += recallAt(hits, exact) / 20;
+        else assertSameHits(hits, exact);
+      }
+      if (options.kind === 'hnsw') assert.ok(recall >= 0.9, `filtered recall@10 = ${recall}`);
+
+      const few = new Set([idOf(3), idOf(1500), idOf(1999)]);
+      const rare = index.search(queries[0], 10, (id) => few.has(id));
+      assert.deepEqual(new Set(rare.map((hit) => hit.id)), few, 'a rare filter still finds every accepted id');
+      assert.deepEqual(index.search(queries[0], 10, () => false), []);
+    });
+  }
+});
+
+describe('deletions and replacement', () => {
+  const removedIds = new Set(Array.from({ length: COUNT }, (_, i) => i).filter((i) => i % 4 === 1).map(idOf));
+  const remaining = corpus.map((vector, i) => ({ id: idOf(i), vector })).filter((item) => !removedIds.has(item.id));
+
+  for (const { name, options } of CONFIGS) {
+    test(`${name}: removed ids are gone, size drops, results equal a fresh index of the remaining vectors`, () => {
+      const index = buildIndex(options);
+      index.search(queries[0], 10); // make sure an HNSW graph exists before the removal
+      assert.equal(index.remove([...removedIds, 'no-such-id', idOf(1)]), removedIds.size);
+      assert.equal(index.size, COUNT - removedIds.size);
+      assert.equal(index.remove(removedIds), 0, 'removing again removes nothing');
+      for (const id of removedIds) assert.equal(index.has(id), false);
+      assert.deepEqual(index.ids(), remaining.map((item) => item.id));
+
+      const fresh = createVectorIndex(options);
+      fresh.upsert(remaining);
+      for (const query of queries) {
+        const hits = index.search(query, 20);
+        assert.ok(hits.every((hit) => !removedIds.has(hit.id)));
+        assertSameHits(hits, fresh.search(query, 20), 0);
+      }
+      for (const id of [idOf(1), idOf(5), idOf(1997)]) {
+        const ownVector = corpus[Number(/\d+/.exec(id)![0])];
+        assert.ok(!index.search(ownVector, 50).some((hit) => hit.id === id), `${id} is still found by its own vector`);
+      }
+    });
+
+    test(`${name}: a few removals (kept as tombstones in HNSW) never come back and k is still met`, () => {
+      const index = buildIndex(options);
+      index.search(queries[0], 10);
+      const gone = new Set(Array.from({ length: 50 }, (_, i) => idOf(i * 40)));
+      index.remove(gone);
+      const reference = new Map(corpus.map((vector, i) => [idOf(i), vector] as const).filter(([id]) => !gone.has(id)));
+      let recall = 0;
+      for (const query of queries) {
+        const hits = index.search(query, 10);
+        assert.equal(hits.length, 10);
+        assert.ok(hits.every((hit) => !gone.has(hit.id)));
+        recall += recallAt(hits, exactSearch(reference, query, 10)) / queries.length;
+      }
+      for (const id of gone) {
+        assert.ok(!index.search(corpus[Number(/\d+/.exec(id)![0])], 5).some((hit) => hit.id === id));
+      }
+      assert.ok(recall >= (options.kind === 'hnsw' ? 0.9 : 1), `recall@10 = ${recall}`);
+    });
+
+    test(`${name}: upsert of an existing id replaces its vector`, () => {
+      const index = buildIndex(options);
+      index.search(queries[0], 1);
+      const [replacement] = randomUnitVectors(1, DIMS, 99);
+      const id = idOf(123);
+      index.upsert([{ id, vector: replacement }]);
+      assert.equal(index.size, COUNT);
+      const top = index.search(replacement, 1)[0];
+      assert.equal(top.id, id);
+      assert.ok(Math.abs(top.score - 1) < 1e-5);
+      const old = index.search(corpus[123], 5);
+      assert.notEqual(old[0].id, id, 'the old vector no longer matches itself');
+      const hit = index.search(corpus[123], COUNT).find((h) => h.id === id);
+      const expected = corpus[123].reduce((sum, v, i) => sum + v * replacement[i], 0);
+      assert.ok(hit && Math.abs(hit.score - expected) < 1e-5);
+    });
+  }
+
+  test('vectors of the wrong size or with NaN throw a clear Error, change nothing, and the process survives', () => {
+    for (const { name, options } of CONFIGS) {
+      const index = buildIndex(options, corpus.slice(0, 10));
+      const before = index.ids();
+      assert.throws(
+        () => index.upsert([{ id: 'fine', vector: corpus[11] }, { id: 'short', vector: new Float32Array(DIMS - 1) }]),
+        (error: Error) => /"short".*63 dimensions.*64/.test(error.message),
+        name,
+      );
+      assert.throws(() => index.upsert([{ id: 'nan', vector: new Float32Array(DIMS).fill(Number.NaN) }]), /non-finite/, name);
+      assert.throws(() => index.upsert([{ id: 'plain', vector: [...corpus[0]] as unknown as Float32Array }]), /Float32Array/, name);
+      assert.throws(() => index.search(new Float32Array(DIMS + 1), 3), /query.*65 dimensions/i, name);
+      assert.deepEqual(index.ids(), before, name);
+      assert.equal(index.search(corpus[0], 1)[0].id, idOf(0), name);
+    }
+  });
+});
+
+describe('property: interleaved upserts and removes match a reference Map', () => {
+  const POOL = Array.from({ length: 30 }, (_, i) => `id-${i}`);
+  const PROPERTY_DIMS = 8;
+  const command = fc.oneof(
+    fc.record({ op: fc.constant('upsert' as const), ids: fc.subarray(POOL, { minLength: 1, maxLength: 12 }), seed: fc.integer({ min: 1, max: 1e6 }) }),
+    fc.record({ op: fc.constant('remove' as const), ids: fc.subarray(POOL, { minLength: 1, maxLength: 12 }) }),
+  );
+  const configs: Array<{ name: string; options: VectorIndexOptions; exact: boolean }> = [
+    { name: 'faiss flat', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9 }, exact: true },
+    { name: 'TS flat', options: { dims: PROPERTY_DIMS, backend: 'flat', kind: 'flat', hnswThreshold: 1e9 }, exact: true },
+    { name: 'faiss HNSW', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'hnsw', hnswThreshold: 1e9 }, exact: false },
+    { name: 'faiss auto (threshold 12)', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'auto', hnswThreshold: 12 }, exact: false },
+  ];
+
+  for (const { name, options, exact } of configs) {
+    test(name, () => {
+      fc.assert(
+        fc.property(fc.array(command, { minLength: 1, maxLength: 25 }), fc.integer({ min: 1, max: 1e6 }), (commands, querySeed) => {
+          const index = createVectorIndex(options);
+          const reference = new Map<string, Float32Array>();
+          const probes = randomUnitVectors(3, PROPERTY_DIMS, querySeed);
+          for (const step of commands) {
+            if (step.op === 'upsert') {
+              const vectors = randomUnitVectors(step.ids.length, PROPERTY_DIMS, step.seed);
+              index.upsert(step.ids.map((id, i) => ({ id, vector: vectors[i] })));
+              step.ids.forEach((id, i) => {
+                reference.delete(id);
+                reference.set(id, vectors[i]);
+              });
+            } else {
+              const expected = step.ids.filter((id) => reference.has(id)).length;
+              assert.equal(index.remove(step.ids), expected);
+              for (const id of step.ids) reference.delete(id);
+            }
+            assert.deepEqual(index.ids(), [...reference.keys()]);
+            assert.equal(index.size, reference.size);
+            for (const probe of probes) {
+              const accept = (id: string) => id.endsWith('1') || id.endsWith('4');
+              for (const filter of [undefined, accept]) {
+                const hits = index.search(probe, 5, filter);
+                const expectedHits = exactSearch(reference, probe, 5, filter);
+                if (exact) {
+                  assertSameHits(hits, expectedHits);
+                } else {
+                  // Approximate: only live, accepted ids, with their true scores.
+                  assert.ok(hits.length <= expectedHits.length);
+                  for (const hit of hits) {
+                    const vector = reference.get(hit.id);
+                    assert.ok(vector, `${hit.id} is not live`);
+                    assert.ok(!filter || filter(hit.id));
+                    const score = vector.reduce((sum, v, i) => sum + v * probe[i], 0);
+                    assert.ok(Math.abs(score - hit.score) < 1e-5);
+                  }
+                }
+              }
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+  }
+});
+
+describe('save and load', () => {
+  for (const { name, options } of CONFIGS) {
+    test(`${name}: round trip gives identical search results`, async () => {
+      const index = buildIndex(options);
+      index.remove(Array.from({ length: 100 }, (_, i) => idOf(i * 7)));
+      index.upsert([{ id: idOf(10), vector: queries[49] }]);
+      index.search(queries[0], 10);
+      const dir = path.join(freshDir(), 'nested', 'vectors');
+      await index.save(dir);
+      const loaded = await loadVectorIndex(dir, options);
+      assert.equal(loaded.backend, index.backend);
+      assert.equal(loaded.kind, index.kind);
+      assert.equal(loaded.size, index.size);
+      assert.deepEqual(loaded.ids(), index.ids());
+      for (const query of queries) assertSameHits(loaded.search(query, 10), index.search(query, 10), 0);
+
+      // The vectors file is the source of truth: any backend can load it.
+      const asTsFlat = await loadVectorIndex(dir, TS_FLAT);
+      assert.equal(asTsFlat.backend, 'flat');
+      const asFaissFlat = await loadVectorIndex(dir, FAISS_FLAT);
+      for (const query of queries.slice(0, 10)) assertSameHits(asTsFlat.search(query, 10), asFaissFlat.search(query, 10));
+    });
+  }
+
+  test('an empty index round-trips', async () => {
+    for (const { name, options } of CONFIGS) {
+      const dir = freshDir();
+      await createVectorIndex(options).save(dir);
+      const loaded = await loadVectorIndex(dir, options);
+      assert.equal(loaded.size, 0, name);
+      assert.deepEqual(loaded.search(queries[0], 5), [], name);
+    }
+  });
+
+  test('saving again replaces the previous generation and leaves only the current files', async () => {
+    const dir = freshDir();
+    const index = buildIndex(FAISS_HNSW, corpus.slice(0, 300));
+    await index.save(dir);
+    index.remove([idOf(0)]);
+    await Promise.all([index.save(dir), index.save(dir)]);
+    assert.deepEqual((await fs.readdir(dir)).sort(), ['vector-index.json', 'vectors-3.f32', 'vectors-3.faiss']);
+    assert.equal((await loadVectorIndex(dir, FAISS_HNSW)).size, 299);
+  });
+
+  test('files of an interrupted save (never committed by the header) are ignored, then cleaned up', async () => {
+    const dir = freshDir();
+    const index = buildIndex(FAISS_FLAT, corpus.slice(0, 50));
+    await index.save(dir);
+    await fs.writeFile(path.join(dir, 'vectors-2.f32'), Buffer.alloc(12));
+    await fs.writeFile(path.join(dir, 'vectors-2.faiss.tmp'), 'partial');
+    await fs.writeFile(path.join(dir, 'vector-index.json.tmp'), '{"trunc');
+    const loaded = await loadVectorIndex(dir, FAISS_FLAT);
+    assertSameHits(loaded.search(queries[0], 10), index.search(queries[0], 10), 0);
+    await loaded.save(dir);
+    assert.deepEqual((await fs.readdir(dir)).sort(), ['vector-index.json', 'vectors-3.f32', 'vectors-3.faiss']);
+  });
+
+  test('the saved HNSW graph carries the tuned efSearch (faiss-node has no setter; the default 16 caps recall)', async () => {
+    const dir = freshDir();
+    await buildIndex(FAISS_HNSW, corpus.slice(0, 200)).save(dir);
+    const bytes = await fs.readFile(path.join(dir, 'vectors-1.faiss'));
+    const offset = hnswParamsOffset(bytes);
+    assert.notEqual(offset, null);
+    assert.equal(bytes.readInt32LE(offset! + 4), HNSW_EF_SEARCH);
+    assert.equal(hnswParamsOffset(Buffer.from('IHNf not an index')), null);
+  });
+
+  test('a faiss file damaged in a way that makes faiss abort (huge vector length) is never handed to faiss', async () => {
+    const dir = freshDir();
+    const index = buildIndex(FAISS_HNSW, corpus.slice(0, 300));
+    await index.save(dir);
+    const nativeFile = path.join(dir, 'vectors-1.faiss');
+    const bytes = await fs.readFile(nativeFile);
+    bytes.writeBigUInt64LE(1n << 38n, 4 + 4 + 8 + 8 + 8 + 1 + 4); // length of HNSW assign_probas: std::bad_alloc in faiss
+    await fs.writeFile(nativeFile, bytes);
+    const loaded = await loadVectorIndex(dir, FAISS_HNSW);
+    assertSameHits(loaded.search(queries[0], 10), index.search(queries[0], 10), 0);
+  });
+
+  test('a missing or damaged faiss file is rebuilt from the vectors file', async () => {
+    for (const options of [FAISS_FLAT, FAISS_HNSW]) {
+      const dir = freshDir();
+      const index = buildIndex(options, corpus.slice(0, 500));
+      await index.save(dir);
+      const nativeFile = path.join(dir, 'vectors-1.faiss');
+      const { size } = await fs.stat(nativeFile);
+      await fs.writeFile(nativeFile, Buffer.alloc(size, 7)); // right size, garbage
+      const fromGarbage = await loadVectorIndex(dir, options);
+      await fs.rm(nativeFile);
+      const fromMissing = await loadVectorIndex(dir, options);
+      for (const query of queries.slice(0, 10)) {
+        assertSameHits(fromGarbage.search(query, 10), index.search(query, 10), 0);
+        assertSameHits(fromMissing.search(query, 10), index.search(query, 10), 0);
+      }
+    }
+  });
+
+  describe('damaged files throw VectorIndexCorruptError, never crash', () => {
+    const options = FAISS_FLAT;
+    async function savedDir(): Promise<string> {
+      const dir = freshDir();
+      await buildIndex(options, corpus.slice(0, 100)).save(dir);
+      return dir;
+    }
+    async function assertCorrupt(dir: string, file: string, reason: RegExp, loadOptions = options): Promise<void> {
+      await assert.rejects(loadVectorIndex(dir, loadOptions), (error: unknown) => {
+        assert.ok(error instanceof VectorIndexCorruptError, String(error));
+        assert.equal(error.file, path.join(dir, file));
+        assert.match(error.reason, reason);
+        return true;
+      });
+    }
+    const editHeader = async (dir: string, edit: (header: Record<string, unknown>) => void) => {
+      const file = path.join(dir, 'vector-index.json');
+      const header = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+      edit(header);
+      await fs.writeFile(file, JSON.stringify(header));
+    };
+
+    test('truncated vectors file', async () => {
+      const dir = await savedDir();
+      await fs.truncate(path.join(dir, 'vectors-1.f32'), 100 * DIMS * 4 - 10);
+      await assertCorrupt(dir, 'vectors-1.f32', /25590 bytes, expected 100 x 64 x 4 = 25600/);
+    });
+
+    test('header with a wrong count', async () => {
+      const dir = await savedDir();
+      await editHeader(dir, (header) => (header.count = 99));
+      await assertCorrupt(dir, 'vector-index.json', /count is 99 but 100 ids/);
+      await editHeader(dir, (header) => {
+        header.count = 101;
+        (header.ids as string[]).push('extra');
+      });
+      await assertCorrupt(dir, 'vectors-1.f32', /expected 101 x 64/);
+    });
+
+    test('missing header, missing vectors file, a directory that does not exist', async () => {
+      const dir = await savedDir();
+      await fs.rm(path.join(dir, 'vectors-1.f32'));
+      await assertCorrupt(dir, 'vectors-1.f32', /missing/);
+      await fs.rm(path.join(dir, 'vector-index.json'));
+      await assertCorrupt(dir, 'vector-index.json', /missing/);
+      await assertCorrupt(path.join(dir, 'nowhere'), 'vector-index.json', /missing/);
+    });
+
+    test('header that is not JSON, of another version, with other dims, or with duplicate ids', async () => {
+      const dir = await savedDir();
+      await assertCorrupt(dir, 'vector-index.json', /saved with 64 dimensions, expected 32/, { ...options, dims: 32 });
+      await editHeader(dir, (header) => (header.version = 2));
+      await assertCorrupt(dir, 'vector-index.json', /version 2, expected 1/);
+      await editHeader(dir, (header) => {
+        header.version = 1;
+        (header.ids as string[])[1] = (header.ids as string[])[0];
+      });
+      await assertCorrupt(dir, 'vector-index.json', /not unique/);
+      await fs.writeFile(path.join(dir, 'vector-index.json'), '{"format": "cairn-vec');
+      await assertCorrupt(dir, 'vector-index.json', /not valid JSON/);
+    });
+
+    test('a changed byte in the vectors file (checksum), and non-finite values', async () => {
+      const dir = await savedDir();
+      const file = path.join(dir, 'vectors-1.f32');
+      const bytes = await fs.readFile(file);
+      bytes.writeFloatLE(0.5, 4 * DIMS * 3);
+      await fs.writeFile(file, bytes);
+      await assertCorrupt(dir, 'vectors-1.f32', /checksum/);
+      bytes.writeFloatLE(Number.NaN, 4 * DIMS * 3);
+      await fs.writeFile(file, bytes);
+      await editHeader(dir, (header) => (header.vectorsSha256 = createHash('sha256').update(bytes).digest('hex')));
+      await assertCorrupt(dir, 'vectors-1.f32', /non-finite value in row 3/);
+    });
+  });
+});
