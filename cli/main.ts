@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/config/loadConfig.js';
+import { registerAskCommand } from './commands/ask.js';
 import { registerChunkCommand } from './commands/chunk.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerVaultCommands } from './commands/vaultCommands.js';
+import { registerWatchCommand } from './commands/watch.js';
 import { fail } from './output.js';
 
 const program = new Command('cairn')
@@ -11,8 +13,10 @@ const program = new Command('cairn')
   .exitOverride();
 
 registerVaultCommands(program);
+registerWatchCommand(program);
 registerChunkCommand(program);
 registerEvalCommand(program);
+registerAskCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -11,14 +11,15 @@ import { faissStatus, type VectorIndexOptions } from './indices/vectorIndex.js';
 import { defaultDataRoot, isInside, vaultDataDir } from './indexing/dataPaths.js';
 import type { IndexListener, IndexSummary } from './indexing/indexEvents.js';
 import { IndexState } from './indexing/indexState.js';
+import type { NoteRecord } from './indexing/noteStore.js';
 import { readManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './indexing/manifest.js';
 import { VaultIndexer } from './indexing/vaultIndexer.js';
 import { GRAMMAR_VERSION } from './parse/markdownTree.js';
 import { EmbeddingNeighbourExpander } from './search/queryExpander.js';
-import { QueryOrchestrator, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
+import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
 
 export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
-export type { SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
+export type { ChunkSummary, SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
 
 export interface VaultStatus {
   vault: string;
@@ -126,17 +127,95 @@ export class CairnVault {
     return summary;
   }
 
-  /** Drops the index and builds it again from the vault (cached embeddings are reused). */
+  /**
+   * Builds the index again from the vault into a fresh state (cached embeddings are reused) while the current
+   * one keeps answering searches; the new one takes over when complete.
+   */
   async rebuild(listener: IndexListener = () => {}, reason = 'requested'): Promise<IndexSummary> {
-    this.state = IndexState.empty(this.dataDir, this.identity, this.vectorOptions);
-    this.indexer = this.indexerFor(this.state);
-    this.pendingRebuild = reason;
-    return this.index(listener);
+    const fresh = IndexState.empty(this.dataDir, this.identity, this.vectorOptions);
+    const indexer = this.indexerFor(fresh);
+    listener({ type: 'rebuild-started', reason });
+    const summary = await indexer.sync(listener);
+    this.state = fresh;
+    this.indexer = indexer;
+    this.pendingRebuild = undefined;
+    this.expanderReady = false;
+    return summary;
+  }
+
+  /** Applies changes to these vault-relative paths now (searchable at once); `persist()` saves them. */
+  update(paths: Iterable<string>, listener: IndexListener = () => {}): Promise<IndexSummary> {
+    this.expanderReady = false;
+    return this.indexer.update(paths, listener);
+  }
+
+  persist(): Promise<void> {
+    return this.indexer.persist();
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
     if (!this.expanderReady) await this.refreshExpander();
-    return new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
+    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
+    return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
+  }
+
+  /** Chunks whose text is searchable by keyword but whose vectors are still being computed. */
+  get pendingEmbeddings(): number {
+    return this.indexer.pendingEmbeddings;
+  }
+
+  /**
+   * The chunks of the section a chunk belongs to, in order: all `_sub_N` pieces of a force-split section, or just
+   * the chunk itself. Undefined for an unknown id.
+   */
+  sectionChunks(chunkId: string): ChunkSummary[] | undefined {
+    const ref = this.state.store.chunk(chunkId);
+    if (!ref) return undefined;
+    const section = chunkId.slice(0, chunkId.lastIndexOf('@')).replace(/_sub_\d+$/, '');
+    const sameSection = ref.chunk.sub === null ? [ref.chunk] : ref.note.chunks.filter((c) => c.sub !== null && c.id.slice(0, c.id.lastIndexOf('@')).replace(/_sub_\d+$/, '') === section);
+    return sameSection.map((chunk) => chunkSummary({ note: ref.note, chunk }));
+  }
+
+  /** What the index knows of a note: its record, links both ways, and the notes nearest to it by meaning. */
+  noteInfo(notePath: string, relatedCount = 8): { record: NoteRecord; outgoing: string[]; backlinks: string[]; related: string[] } | undefined {
+    const record = this.state.store.note(notePath);
+    if (!record) return undefined;
+    const { graph, vectors, store } = this.state;
+    // The note's direction in embedding space: the mean of its chunk vectors.
+    const mean = new Float32Array(this.embedder.dims);
+    for (const chunk of record.chunks) {
+      const vector = this.cache.get(chunk.hash);
+      if (vector) for (let i = 0; i < mean.length; i++) mean[i] += vector[i];
+    }
+    const related: string[] = [];
+    if (mean.some((x) => x !== 0) && vectors.size > 0) {
+      for (const hit of vectors.search(mean, Math.min(vectors.size, relatedCount * 6), (id) => store.chunk(id)?.note.path !== notePath)) {
+        const other = store.chunk(hit.id)!.note.path;
+        if (!related.includes(other)) related.push(other);
+        if (related.length >= relatedCount) break;
+      }
+    }
+    return { record, outgoing: graph.outgoing(notePath), backlinks: graph.backlinks(notePath), related };
+  }
+
+  /** The note a link target points to, as Obsidian resolves it from `fromPath`. */
+  resolveLink(target: string, fromPath: string): string | undefined {
+    return this.state.graph.resolve(target, fromPath);
+  }
+
+  /** The index's contents in comparable form (tests, diagnostics): what a full rebuild must reproduce. */
+  snapshot(): { chunkIds: string[]; keywordIds: string[]; vectorIds: string[]; links: Record<string, string[]>; failures: string[] } {
+    const { store, keyword, vectors, graph } = this.state;
+    const chunkIds = [...store.allNotes()].flatMap((n) => n.chunks.map((c) => c.id)).sort();
+    const keywordIds = chunkIds.filter((id) => keyword.has(id));
+    if (keyword.size !== keywordIds.length) keywordIds.push(`(${keyword.size - keywordIds.length} keyword entries of no chunk)`);
+    const links = Object.fromEntries([...store.paths()].sort().map((p) => [p, graph.outgoing(p).sort()]));
+    return { chunkIds, keywordIds, vectorIds: vectors.ids().sort(), links, failures: [...store.failures.keys()].sort() };
+  }
+
+  /** Embeds texts with the vault's model (unit vectors), off the event loop. */
+  embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.embedder.embed(texts);
   }
 
   status(manifest?: Manifest): VaultStatus {

@@ -73,11 +73,15 @@ export async function loadConfig(file?: string): Promise<LoadedConfig> {
   } catch (error) {
     throw new ConfigError(absolute, `cannot read config file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const config = parseConfig(text, absolute);
-  const dir = path.dirname(absolute);
+  return { config: resolveConfigPaths(parseConfig(text, absolute), absolute), file: absolute };
+}
+
+/** Relative paths in a config file are relative to the file's folder. */
+export function resolveConfigPaths(config: CairnConfig, file: string): CairnConfig {
+  const dir = path.dirname(path.resolve(file));
   if (config.vault.path) config.vault.path = path.resolve(dir, config.vault.path);
   if (config.index.data_dir) config.index.data_dir = path.resolve(dir, config.index.data_dir);
-  return { config, file: absolute };
+  return config;
 }
 
 function isTable(value: unknown): value is Record<string, unknown> {

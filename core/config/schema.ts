@@ -67,8 +67,41 @@ export const CONFIG_SCHEMA = {
     vector_backend: { type: 'string', default: 'auto', choices: ['auto', 'faiss', 'flat'], doc: '"faiss" (faiss-node), "flat" (exact TypeScript search), or "auto": faiss when it loads.' },
     vector_kind: { type: 'string', default: 'auto', choices: ['auto', 'flat', 'hnsw'], doc: '"flat" is exact; "hnsw" is approximate and faster on very large vaults; "auto" switches to HNSW at hnsw_threshold vectors.' },
     hnsw_threshold: { type: 'integer', default: 200000, min: 1, doc: 'Vector count at which vector_kind "auto" switches from exact to HNSW search.' },
+    debounce_ms: { type: 'integer', default: 300, min: 0, max: 60000, doc: 'File changes arriving within this many milliseconds of each other are applied as one update.' },
+    reconcile_interval_seconds: {
+      type: 'integer',
+      default: 300,
+      min: 0,
+      doc: 'Every this many seconds the vault is compared with the index and any drift fixed (missed events); 0 turns it off. Always done on open.',
+    },
   },
-  llm: {},
+  answer: {
+    mode: {
+      type: 'string',
+      default: 'auto',
+      choices: ['auto', 'extractive', 'llm'],
+      doc: '"extractive" quotes the sentences of your notes that answer (offline); "llm" asks the [llm] model; "auto" asks it when [llm] base_url is set.',
+    },
+    min_confidence: {
+      type: 'number',
+      default: 0.5,
+      min: 0,
+      max: 1,
+      doc: 'Evidence the best sentence needs (mean of its share of the question\'s weighted words and its embedding similarity); below it the answer says the notes do not answer and lists the closest passages.',
+    },
+    max_sentences: { type: 'integer', default: 4, min: 1, max: 20, doc: 'Most sentences an extractive answer quotes.' },
+  },
+  llm: {
+    base_url: {
+      type: 'string',
+      default: '',
+      doc: 'OpenAI-compatible API address, e.g. "http://localhost:11434/v1" (Ollama); empty turns LLM answers off and nothing is ever sent.',
+    },
+    model: { type: 'string', default: '', doc: 'Model name sent with each request, e.g. "llama3.2"; empty sends none (servers with one model).' },
+    api_key_env: { type: 'string', default: '', doc: 'Name of the environment variable holding the API key (sent as a Bearer token); the key itself is never written to disk.' },
+    timeout_seconds: { type: 'number', default: 60, min: 0.1, doc: 'Give up when the model sends nothing for this long (before the first token or between tokens); the extractive answer is shown instead.' },
+    max_context_chunks: { type: 'integer', default: 6, min: 1, max: 50, doc: 'Retrieved passages sent to the model as numbered sources.' },
+  },
 } as const satisfies Record<string, Record<string, OptionSpec>>;
 
 type Schema = typeof CONFIG_SCHEMA;

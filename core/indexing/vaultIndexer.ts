@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Chunk, Chunker } from '../chunking/types.js';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { readNoteFile } from '../vault/readNoteFile.js';
-import { scanVault, type VaultFileEntry, type VaultScanOptions } from '../vault/scanVault.js';
+import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
 import type { IndexState } from './indexState.js';
 import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
@@ -28,19 +30,69 @@ interface ChangedNote {
 /** Notes chunked between two yields to the event loop, so searches are answered while indexing. */
 const NOTES_PER_SLICE = 16;
 
+type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
+
 /**
  * Brings the index in line with the vault, touching only what changed: unchanged files (same size and
  * mtime) are skipped, files whose text did not change are not re-chunked, and only chunk texts never
- * embedded before are embedded.
+ * embedded before are embedded. Changes become searchable by keyword first; their vectors follow once
+ * embedded (`pendingEmbeddings` counts the chunks waiting).
  */
 export class VaultIndexer {
-  constructor(private readonly deps: VaultIndexerDeps) {}
+  private readonly filter: PathFilter;
+  pendingEmbeddings = 0;
 
+  constructor(private readonly deps: VaultIndexerDeps) {
+    this.filter = createPathFilter(deps.scanOptions);
+  }
+
+  /** Full reconciliation: scans the whole vault, then applies every difference and persists. */
   async sync(listener: IndexListener = () => {}): Promise<IndexSummary> {
+    return this.run(listener, true, async (timed) => {
+      const scan = await timed('scan', () => scanVault(this.deps.vaultPath, this.deps.scanOptions));
+      const present = new Set(scan.files.map((f) => f.path));
+      return {
+        entries: scan.files,
+        gone: [...this.deps.state.store.paths()].filter((p) => !present.has(p)),
+        failures: new Map(scan.warnings.map((w) => [w.path, w.reason])),
+        replaceFailures: true,
+      };
+    });
+  }
+
+  /** Applies changes to the given vault-relative paths (added, changed or deleted files), without a full scan or persisting. */
+  async update(paths: Iterable<string>, listener: IndexListener = () => {}): Promise<IndexSummary> {
+    return this.run(listener, false, async (timed) =>
+      timed('scan', async () => {
+        const entries: VaultFileEntry[] = [];
+        const gone: string[] = [];
+        for (const relPath of new Set(paths)) {
+          const absPath = path.join(this.deps.vaultPath, relPath);
+          const info = this.filter.isIncluded(relPath) ? await stat(absPath).catch(() => undefined) : undefined;
+          if (info?.isFile()) entries.push({ path: relPath, absPath, size: info.size, mtimeMs: info.mtimeMs });
+          else gone.push(relPath);
+        }
+        return { entries, gone: gone.filter((p) => this.deps.state.store.note(p) || this.deps.state.store.failures.has(p)), failures: new Map<string, string>(), replaceFailures: false };
+      }),
+    );
+  }
+
+  async persist(): Promise<void> {
+    const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
+    await this.deps.state.save();
+    for (const note of this.deps.state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
+    await this.deps.cache.save(live);
+  }
+
+  private async run(
+    listener: IndexListener,
+    persist: boolean,
+    collect: (timed: PhaseTimer) => Promise<{ entries: VaultFileEntry[]; gone: string[]; failures: Map<string, string>; replaceFailures: boolean }>,
+  ): Promise<IndexSummary> {
     const { state } = this.deps;
     const started = performance.now();
     const phaseSeconds: Record<IndexPhase, number> = { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 };
-    const timed = async <T>(phase: IndexPhase, work: () => Promise<T>): Promise<T> => {
+    const timed: PhaseTimer = async (phase, work) => {
       const t = performance.now();
       try {
         return await work();
@@ -49,13 +101,12 @@ export class VaultIndexer {
       }
     };
 
-    const scan = await timed('scan', () => scanVault(this.deps.vaultPath, this.deps.scanOptions));
-    const candidates = scan.files.filter((entry) => {
+    const { entries, gone, failures, replaceFailures } = await collect(timed);
+    const candidates = entries.filter((entry) => {
       const known = state.store.note(entry.path);
       return !known || known.size !== entry.size || known.mtimeMs !== entry.mtimeMs;
     });
-    listener({ type: 'indexing-started', files: candidates.length });
-    const failures = new Map<string, string>(scan.warnings.map((w) => [w.path, w.reason]));
+    listener({ type: 'indexing-started', files: candidates.length + gone.length });
 
     const changed: ChangedNote[] = [];
     await timed('chunk', async () => {
@@ -69,28 +120,28 @@ export class VaultIndexer {
         else if (result.changed) changed.push(result.changed);
       }
     });
-
-    const present = new Set(scan.files.map((f) => f.path));
-    const removed = [...state.store.paths()].filter((p) => !present.has(p) || failures.has(p));
-    const { embedded, cached } = await timed('embed', () => this.embedMissing(changed, listener));
+    const removed = [...gone, ...[...failures.keys()].filter((p) => state.store.note(p))];
 
     await timed('index', async () => {
       listener({ type: 'progress', phase: 'index', done: 0, total: changed.length + removed.length });
-      this.apply(changed, removed);
-      state.store.failures.clear();
+      this.applyText(changed, removed);
+      if (replaceFailures) state.store.failures.clear();
+      for (const p of gone) state.store.failures.delete(p);
       for (const [p, reason] of failures) {
         state.store.failures.set(p, reason);
         listener({ type: 'file-failed', path: p, reason });
       }
     });
 
-    await timed('persist', async () => {
-      listener({ type: 'progress', phase: 'persist', done: 0, total: 1 });
-      const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
-      await state.save();
-      for (const note of state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
-      await this.deps.cache.save(live);
-    });
+    const { embedded, cached } = await timed('embed', () => this.embedMissing(changed, listener));
+    await timed('index', async () => this.applyVectors(changed));
+
+    if (persist) {
+      await timed('persist', async () => {
+        listener({ type: 'progress', phase: 'persist', done: 0, total: 1 });
+        await this.persist();
+      });
+    }
 
     const summary: IndexSummary = {
       notes: state.store.noteCount,
@@ -153,17 +204,22 @@ export class VaultIndexer {
     if (hashes.length === 0) return { embedded: 0, cached };
     const started = performance.now();
     listener({ type: 'progress', phase: 'embed', done: 0, total: hashes.length });
-    const vectors = await embedder.embed([...missing.values()], ({ done, total }) => {
-      const elapsed = (performance.now() - started) / 1000;
-      listener({ type: 'progress', phase: 'embed', done, total, etaSeconds: done ? (elapsed / done) * (total - done) : undefined });
-    });
-    hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
+    this.pendingEmbeddings += hashes.length;
+    try {
+      const vectors = await embedder.embed([...missing.values()], ({ done, total }) => {
+        const elapsed = (performance.now() - started) / 1000;
+        listener({ type: 'progress', phase: 'embed', done, total, etaSeconds: done ? (elapsed / done) * (total - done) : undefined });
+      });
+      hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
+    } finally {
+      this.pendingEmbeddings -= hashes.length;
+    }
     return { embedded: hashes.length, cached };
   }
 
-  /** Applies removals and changes to the store and all three indices together. */
-  private apply(changed: ChangedNote[], removed: string[]): void {
-    const { state, cache } = this.deps;
+  /** First stage: the store, keyword index and graph take the changes; stale vectors go. Searchable by keyword now. */
+  private applyText(changed: ChangedNote[], removed: string[]): void {
+    const { state } = this.deps;
     const stale: string[] = [];
     for (const p of removed) {
       stale.push(...state.store.delete(p));
@@ -176,11 +232,18 @@ export class VaultIndexer {
       state.store.put(record);
       state.graph.upsertNote({ path: record.path, title: record.title, aliases: record.aliases, links: noteLinks(record) });
     }
-    const fresh = changed.flatMap(({ record, chunks }) => chunks.map((chunk) => ({ record, chunk })));
     state.keyword.upsert(
-      fresh.map(({ record, chunk: c }) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+      changed.flatMap(({ record, chunks }) =>
+        chunks.map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+      ),
     );
-    state.vectors.upsert(fresh.map(({ chunk }) => ({ id: chunk.id, vector: cache.get(chunk.hash)! })));
+  }
+
+  /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile). */
+  private applyVectors(changed: ChangedNote[]): void {
+    const { state, cache } = this.deps;
+    const current = changed.flatMap(({ chunks }) => chunks).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
+    state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
   }
 }
 

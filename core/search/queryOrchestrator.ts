@@ -54,6 +54,8 @@ export interface SearchResponse {
   /** Query terms added from the embedding space (query expansion), with their weights. */
   expansions: Array<{ term: string; weight: number }>;
   tookMs: number;
+  /** Chunks already searchable by keyword whose vectors are still being computed (0 when the index is complete). */
+  pendingEmbeddings?: number;
 }
 
 /** Candidates each ranker contributes to the fusion. */
@@ -108,7 +110,7 @@ export class QueryOrchestrator {
     const results = ranked.map((hit) => {
       const ref = store.chunk(hit.id)!;
       const result: SearchResult = {
-        ...summary(ref),
+        ...chunkSummary(ref),
         score: hit.score,
         tags: ref.chunk.tags,
         modified: new Date(ref.note.mtimeMs).toISOString(),
@@ -118,8 +120,8 @@ export class QueryOrchestrator {
         const before = ref.note.chunks[ref.chunk.index - 1];
         const after = ref.note.chunks[ref.chunk.index + 1];
         result.neighbours = {
-          ...(before ? { before: summary({ note: ref.note, chunk: before }) } : {}),
-          ...(after ? { after: summary({ note: ref.note, chunk: after }) } : {}),
+          ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }) } : {}),
+          ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }) } : {}),
         };
       }
       return result;
@@ -145,7 +147,7 @@ export class QueryOrchestrator {
   }
 }
 
-function summary({ note, chunk }: ChunkRef): ChunkSummary {
+export function chunkSummary({ note, chunk }: ChunkRef): ChunkSummary {
   return {
     chunkId: chunk.id,
     path: note.path,

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { AppEvent } from '../../core/appApi.js';
+import { CairnService } from '../../core/service/cairnService.js';
+import { withCommonOptions, type CommonOptions } from '../options.js';
+import { progressReporter } from '../progress.js';
+
+export function registerWatchCommand(program: Command): void {
+  withCommonOptions(program.command('watch').description('index the vault, then keep the index live: one line per applied change'), { json: false }).action(
+    async (options: CommonOptions) => {
+      const local = path.resolve('config.toml');
+      const configFile = options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
+      const progress = progressReporter();
+      const stamp = () => new Date().toLocaleTimeString();
+      const onEvent = (event: AppEvent) => {
+        switch (event.type) {
+          case 'note-changed':
+            process.stdout.write(`${stamp()}  ${event.change.padEnd(7)} ${event.path}\n`);
+            break;
+          case 'file-failed':
+            process.stdout.write(`${stamp()}  failed  ${event.path}: ${event.reason}\n`);
+            break;
+          case 'config-applied':
+            process.stdout.write(`${stamp()}  config applied${event.rebuild ? `; rebuilding (${event.rebuild})` : ''}\n`);
+            break;
+          case 'config-rejected':
+            process.stdout.write(`${stamp()}  config rejected, the last good config stays: ${[event.problem.file, event.problem.line].filter(Boolean).join(':')}: ${event.problem.key ? `${event.problem.key}: ` : ''}${event.problem.message}\n`);
+            break;
+          case 'error':
+            process.stdout.write(`${stamp()}  error   ${event.message}\n`);
+            break;
+          case 'indexing-finished':
+            if (event.summary.changedNotes || event.summary.removedNotes) {
+              process.stdout.write(`${stamp()}  indexed ${event.summary.notes} notes, ${event.summary.chunks} chunks (${event.summary.embedded} embedded, ${event.summary.seconds.toFixed(2)} s)\n`);
+            }
+            break;
+          default:
+            break;
+        }
+        if (event.type !== 'state' && event.type !== 'note-changed' && event.type !== 'config-applied' && event.type !== 'config-rejected' && event.type !== 'error') progress.listener(event);
+      };
+      const service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, listener: onEvent });
+      const state = await service.getState();
+      process.stdout.write(`${stamp()}  watching ${state.vault} (${state.status?.notes ?? 0} notes, ${state.status?.chunks ?? 0} chunks); Ctrl-C to stop\n`);
+      if (state.configProblem) onEvent({ type: 'config-rejected', problem: state.configProblem });
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      progress.stop();
+      await service.close();
+    },
+  );
+}

@@ -1,0 +1,216 @@
+/**
+ * Cuts a passage of Markdown into the units an answer can quote: sentences of paragraphs, whole list items and
+ * table rows. Headings, code (fenced or indented), math blocks, HTML comments, callout titles, thematic breaks and
+ * front matter are never quoted: they are not statements that answer anything.
+ *
+ * Every unit keeps its offsets into the passage, so its exact text and its own lines in the note follow.
+ */
+
+export type UnitKind = 'sentence' | 'item' | 'row';
+
+export interface AnswerUnit {
+  kind: UnitKind;
+  /** UTF-16 offsets into the passage text; `text.slice(start, end)` is the unit as written. */
+  start: number;
+  end: number;
+  /** Exactly as written (may span lines and keep `>` quote prefixes). */
+  raw: string;
+  /** For display and scoring: quote prefixes, list markers and checkboxes removed, whitespace collapsed. */
+  plain: string;
+}
+
+interface Line {
+  start: number;
+  /** End of the line's content, before `\r\n` or `\n`. */
+  end: number;
+  /** Length of the `>` block-quote prefix. */
+  quote: number;
+  /** The line without its quote prefix. */
+  body: string;
+}
+
+type Block = { kind: 'para' | 'item'; first: number; last: number };
+
+/** A list item longer than this is quoted sentence by sentence: a whole one would swamp the answer. */
+const MAX_ITEM_CHARS = 400;
+
+const QUOTE_PREFIX = /^(?: {0,3}> ?)+/;
+const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
+const ATX_HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
+const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)\s*$/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+const CALLOUT_TITLE = /^\s*\[![\w-]+\][+-]?/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
+const LIST_MARKER = /^(\s*)(?:[-*+]|\d{1,9}[.)])(?:\s+\[[ xX\-/>]\])?(?:\s+|$)/;
+const INDENTED_CODE = /^(?: {4}|\t)/;
+const LONE_HTML_TAG = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/** `atNoteStart`: the passage begins at the note's first line, where front matter may stand. */
+export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
+  const lines = splitLines(text);
+  const units: AnswerUnit[] = [];
+  let block: Block | undefined;
+  let fence: string | undefined;
+  let inMath = false;
+  let inComment = false;
+  let inList = false;
+  let afterBlank = true;
+  let i = 0;
+
+  const flush = () => {
+    if (block) units.push(...blockUnits(text, lines, block));
+    block = undefined;
+  };
+
+  if (atNoteStart && lines[0]?.body.trimEnd() === '---') {
+    const close = lines.findIndex((l, n) => n > 0 && /^(?:---|\.\.\.)\s*$/.test(l.body));
+    if (close > 0) i = close + 1;
+  }
+
+  for (; i < lines.length; i++) {
+    const line = lines[i];
+    const body = line.body;
+    if (fence !== undefined) {
+      if (body.trimStart().startsWith(fence) && body.trim().replace(/[`~]/g, '') === '') fence = undefined;
+      continue;
+    }
+    if (inMath) {
+      if (body.includes('$$')) inMath = false;
+      continue;
+    }
+    if (inComment) {
+      if (body.includes('-->')) inComment = false;
+      continue;
+    }
+    const fenceOpen = FENCE_OPEN.exec(body);
+    if (fenceOpen) {
+      flush();
+      fence = fenceOpen[1];
+      continue;
+    }
+    if (body.trimStart().startsWith('$$')) {
+      flush();
+      // `$$ x $$` on one line opens and closes.
+      inMath = !body.trim().slice(2).includes('$$');
+      continue;
+    }
+    if (body.trimStart().startsWith('<!--')) {
+      flush();
+      inComment = !body.includes('-->');
+      continue;
+    }
+    if (body.trim() === '') {
+      flush();
+      afterBlank = true;
+      continue;
+    }
+    const wasBlank = afterBlank;
+    afterBlank = false;
+    if (ATX_HEADING.test(body) || CALLOUT_TITLE.test(body) || LONE_HTML_TAG.test(body)) {
+      flush();
+      if (ATX_HEADING.test(body)) inList = false;
+      continue;
+    }
+    if (SETEXT_UNDERLINE.test(body) && block?.kind === 'para') {
+      // The paragraph above was a setext heading.
+      block = undefined;
+      continue;
+    }
+    if (THEMATIC_BREAK.test(body)) {
+      flush();
+      continue;
+    }
+    if (body.trimStart().startsWith('|')) {
+      flush();
+      if (!TABLE_DELIMITER.test(body)) units.push(...blockUnits(text, lines, { kind: 'item', first: i, last: i }, 'row'));
+      continue;
+    }
+    if (LIST_MARKER.test(body)) {
+      flush();
+      block = { kind: 'item', first: i, last: i };
+      inList = true;
+      continue;
+    }
+    if (!block && INDENTED_CODE.test(body) && wasBlank && !inList) continue;
+    if (block) block.last = i;
+    else {
+      block = { kind: 'para', first: i, last: i };
+      if (!INDENTED_CODE.test(body)) inList = false;
+    }
+  }
+  flush();
+  return units;
+}
+
+function splitLines(text: string): Line[] {
+  const lines: Line[] = [];
+  let start = 0;
+  while (start <= text.length) {
+    const newline = text.indexOf('\n', start);
+    const stop = newline === -1 ? text.length : newline;
+    const end = stop > start && text[stop - 1] === '\r' ? stop - 1 : stop;
+    const content = text.slice(start, end);
+    const quote = QUOTE_PREFIX.exec(content)?.[0].length ?? 0;
+    lines.push({ start, end, quote, body: content.slice(quote) });
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  return lines;
+}
+
+/** The units of one paragraph or list item: sentences, or the item whole when it is short enough. */
+function blockUnits(text: string, lines: Line[], block: Block, itemKind: UnitKind = 'item'): AnswerUnit[] {
+  const from = lines[block.first].start;
+  const to = lines[block.last].end;
+  // Same length as the raw block, with line breaks and quote prefixes as spaces: the segmenter sees one flowing
+  // paragraph (ICU would end a sentence at every hard-wrapped line), and offsets stay valid.
+  let masked = '';
+  for (let n = block.first; n <= block.last; n++) {
+    const line = lines[n];
+    if (n > block.first) masked += ' '.repeat(line.start - lines[n - 1].end);
+    masked += ' '.repeat(line.quote) + text.slice(line.start + line.quote, line.end);
+  }
+  if (block.kind === 'item' && masked.trim().length <= MAX_ITEM_CHARS) {
+    const unit = makeUnit(text, from, to, itemKind);
+    return unit ? [unit] : [];
+  }
+  const units: AnswerUnit[] = [];
+  for (const { index, segment } of sentenceSegmenter.segment(masked)) {
+    const unit = makeUnit(text, from + index, from + index + segment.length, 'sentence');
+    if (!unit) continue;
+    const previous = units.at(-1);
+    // A "sentence" of a word or two is a split after an abbreviation or a stray fragment: keep it with the one before.
+    if (previous && unit.plain.length < 12) units[units.length - 1] = makeUnit(text, previous.start, unit.end, 'sentence')!;
+    else units.push(unit);
+  }
+  return units;
+}
+
+function makeUnit(text: string, start: number, end: number, kind: UnitKind): AnswerUnit | undefined {
+  while (start < end && /\s/.test(text[start])) start++;
+  while (end > start && /\s/.test(text[end - 1])) end--;
+  const raw = text.slice(start, end);
+  const plain = plainText(raw);
+  if (!HAS_WORD.test(plain)) return undefined;
+  return { kind, start, end, raw, plain };
+}
+
+/** Quote prefixes, list markers and checkboxes off; one space between words. */
+export function plainText(raw: string): string {
+  return raw
+    .split(/\r?\n/)
+    .map((line) => line.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, ''))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** 1-based line of an offset in a passage whose first line is `startLine`. */
+export function lineAt(text: string, offset: number, startLine: number): number {
+  let line = startLine;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}

@@ -1,0 +1,115 @@
+/**
+ * Scores every quotable unit of the retrieved sections against the question and picks the few that answer it.
+ *
+ * score = 0.45 · cosine(question, unit) + 0.45 · coverage + 0.10 · rank prior, times a length factor:
+ * - cosine: the embedding model's similarity (semantic: "remove" meets "delete");
+ * - coverage: IDF-weighted share of the question's content words in the unit (lexical: exact names, options and
+ *   commands that word vectors do not know);
+ * - rank prior: 1 / (1 + (rank - 1) / 2) of the unit's section in the hybrid search, so ties go to the section
+ *   retrieval trusted more.
+ * Semantic and lexical agreement weigh the same: each misses what the other finds.
+ */
+import type { ChunkSummary } from '../search/queryOrchestrator.js';
+import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
+import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
+import type { AnswerSource } from './types.js';
+
+export interface ScoredUnit {
+  source: AnswerSource;
+  /** Index of the piece (of the section) the unit is in, for reading order. */
+  pieceIndex: number;
+  piece: ChunkSummary;
+  unit: AnswerUnit;
+  /** The unit's own lines in the note. */
+  startLine: number;
+  endLine: number;
+  cosine: number;
+  coverage: number;
+  score: number;
+  vector: Float32Array;
+  terms: Set<string>;
+}
+
+const COSINE_WEIGHT = 0.45;
+const COVERAGE_WEIGHT = 0.45;
+const RANK_WEIGHT = 0.1;
+/** Fewer words than this rarely state anything ("For example:", "See below."). */
+const MIN_WORDS = 4;
+const SHORT_FACTOR = 0.6;
+/** A unit whose vector is this close to the empty text's is made only of words the model does not know. */
+const EMPTY_LIKE = 0.99;
+
+type Embed = (texts: readonly string[]) => Promise<Float32Array[]>;
+
+export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[]): Promise<ScoredUnit[]> {
+  const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'>> = [];
+  for (const source of sources) {
+    source.pieces.forEach((piece, pieceIndex) => {
+      for (const unit of answerUnits(piece.text, piece.startLine === 1)) {
+        found.push({
+          source,
+          pieceIndex,
+          piece,
+          unit,
+          startLine: lineAt(piece.text, unit.start, piece.startLine),
+          endLine: lineAt(piece.text, unit.end, piece.startLine),
+          terms: termSet(unit.plain),
+        });
+      }
+    });
+  }
+  if (found.length === 0) return [];
+
+  const [questionVector, emptyVector, ...vectors] = await embed([question, '', ...found.map((f) => f.unit.plain)]);
+  const questionKnown = dot(questionVector, emptyVector) < EMPTY_LIKE;
+  const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
+  const contexts = new Map<AnswerSource, Set<string>>(sources.map((s) => [s, termSet(`${s.title} ${s.headerPath.join(' ')}`)]));
+
+  return found.map((f, i) => {
+    const vector = vectors[i];
+    const cosine = questionKnown && dot(vector, emptyVector) < EMPTY_LIKE ? Math.max(0, dot(questionVector, vector)) : 0;
+    const lexical = coverage(weights, f.terms, contexts.get(f.source)!);
+    const prior = 1 / (1 + (f.source.rank - 1) / 2);
+    const words = f.unit.plain.split(/\s+/).length;
+    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * (words < MIN_WORDS ? SHORT_FACTOR : 1);
+    return { ...f, cosine, coverage: lexical, score, vector };
+  });
+}
+
+/** Picked units score at least this share of the best one: a weak fourth sentence dilutes a good answer. */
+const RELATIVE_FLOOR = 0.75;
+/** Two units this similar (embedding cosine, or shared-term Jaccard) say the same thing: keep the first. */
+const DUPLICATE_COSINE = 0.92;
+const DUPLICATE_JACCARD = 0.6;
+/** An answer drawn from more sections than this reads as a list of search results. */
+const MAX_SOURCES = 3;
+
+/** The best units, at most `max`, without near-duplicates, best first. */
+export function pickUnits(scored: readonly ScoredUnit[], max: number): ScoredUnit[] {
+  const ranked = [...scored].sort((a, b) => b.score - a.score);
+  const picked: ScoredUnit[] = [];
+  const sources = new Set<AnswerSource>();
+  for (const candidate of ranked) {
+    if (picked.length >= max) break;
+    if (picked.length > 0 && candidate.score < RELATIVE_FLOOR * picked[0].score) break;
+    if (!sources.has(candidate.source) && sources.size >= MAX_SOURCES) continue;
+    if (picked.some((p) => isNearDuplicate(p, candidate))) continue;
+    picked.push(candidate);
+    sources.add(candidate.source);
+  }
+  return picked;
+}
+
+function isNearDuplicate(a: ScoredUnit, b: ScoredUnit): boolean {
+  if (dot(a.vector, b.vector) > DUPLICATE_COSINE) return true;
+  let shared = 0;
+  for (const term of a.terms) if (b.terms.has(term)) shared++;
+  const union = a.terms.size + b.terms.size - shared;
+  return union > 0 && shared / union > DUPLICATE_JACCARD;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+  return sum;
+}

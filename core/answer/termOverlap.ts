@@ -1,0 +1,76 @@
+/**
+ * Lexical agreement between a question and candidate sentences: the IDF-weighted share of the question's content
+ * words a sentence contains. Terms come from the keyword index's own tokenizer, so "Get-ChildItem" and
+ * "TQ_extra_instructions" split the same way here as in search.
+ */
+import { QUERY_STOP_WORDS, tokenizeForSearch } from '../indices/searchTokenizer.js';
+
+/**
+ * Words that shape a question rather than name its subject ("how can I use X to make Y"): a sentence should
+ * not count as answering because it also says "use".
+ */
+const QUESTION_FILLER: ReadonlySet<string> = new Set([
+  'use', 'using', 'used', 'make', 'get', 'way', 'want', 'need', 'one', 'some', 'any', 'also', 'just', 'possible',
+  'able', 'there', 'here', 'tell', 'explain', 'mean', 'thing', 'anything', 'something',
+]);
+
+/** Crude suffix stripping so "tasks"/"task" and "sorting"/"sorted"/"sort" meet; both sides go through it. */
+export function stem(term: string): string {
+  if (term.length <= 3 || !/^[a-z]+$/.test(term)) return term;
+  if (term.endsWith('ies') && term.length > 4) return `${term.slice(0, -3)}y`;
+  if (term.endsWith('ing') && term.length > 5) return term.slice(0, -3);
+  if (term.endsWith('ed') && term.length > 4) return term.slice(0, -2);
+  if (/(?:ss|us|is)$/.test(term)) return term;
+  if (/(?:ches|shes|xes|sses)$/.test(term)) return term.slice(0, -2);
+  if (term.endsWith('s')) return term.slice(0, -1);
+  return term;
+}
+
+/** The stems of a text's terms (all of them, stop words included: a question's word may be one). */
+export function termSet(text: string): Set<string> {
+  return new Set(tokenizeForSearch(text).map(stem));
+}
+
+/** The question's content words as stems: no stop words, no filler, no single letters. */
+export function questionTerms(question: string): string[] {
+  const terms = new Set<string>();
+  for (const term of tokenizeForSearch(question)) {
+    if (QUERY_STOP_WORDS.has(term) || term.length < 2) continue;
+    const stemmed = stem(term);
+    if (QUESTION_FILLER.has(term) || QUESTION_FILLER.has(stemmed)) continue;
+    terms.add(stemmed);
+  }
+  return [...terms];
+}
+
+/**
+ * IDF of each question term over the candidate sentences (BM25's form, always positive): a word every candidate
+ * shares ("tasks" in the Tasks docs) tells them apart less than one a single sentence has. A word no candidate
+ * has gets the highest weight, so a question about something the notes never mention keeps a low coverage.
+ */
+export function termWeights(terms: readonly string[], candidates: readonly Set<string>[]): Map<string, number> {
+  const n = candidates.length;
+  const weights = new Map<string, number>();
+  for (const term of terms) {
+    let df = 0;
+    for (const set of candidates) if (set.has(term)) df++;
+    weights.set(term, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+  }
+  return weights;
+}
+
+/**
+ * Weighted share (0..1) of the question's terms found in the sentence; a term found only in the sentence's
+ * headings or note title counts half (the heading says what the sentence is about, but the sentence does not
+ * say it).
+ */
+export function coverage(weights: ReadonlyMap<string, number>, sentence: ReadonlySet<string>, context: ReadonlySet<string>): number {
+  let total = 0;
+  let found = 0;
+  for (const [term, weight] of weights) {
+    total += weight;
+    if (sentence.has(term)) found += weight;
+    else if (context.has(term)) found += weight / 2;
+  }
+  return total === 0 ? 0 : found / total;
+}

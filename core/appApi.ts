@@ -1,0 +1,110 @@
+// The API the app's UI talks to: implemented by CairnService in the core (hosted by the Electron main process
+// or the `cairn serve` HTTP server), reached over IPC or HTTP. Types only: the renderer may import this file.
+import type { IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
+
+export type { IndexEvent, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
+
+/** A problem in config.toml, located as precisely as possible. */
+export interface ConfigProblem {
+  file: string;
+  message: string;
+  line?: number;
+  column?: number;
+  /** Dotted key, e.g. "chunking.max_chunk_chars". */
+  key?: string;
+}
+
+/** One option of the settings form: generated from the config schema. */
+export interface ConfigOptionView {
+  section: string;
+  key: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'string[]';
+  default: unknown;
+  value: unknown;
+  doc: string;
+  choices?: readonly string[];
+  min?: number;
+  max?: number;
+  /** Changing it rebuilds the index (chunking, embedding model). */
+  rebuilds: boolean;
+}
+
+export interface ConfigView {
+  file: string;
+  /** The raw text of config.toml, comments included. */
+  text: string;
+  options: ConfigOptionView[];
+  /** Set when the file on disk is invalid: the last good config stays in force. */
+  problem?: ConfigProblem;
+}
+
+export type SaveConfigResult = { ok: true; rebuild?: string } | { ok: false; problem: ConfigProblem };
+
+/** Per-file indexing state, for the UI's failed-files list. */
+export interface FileStatus {
+  path: string;
+  state: 'indexed' | 'pending' | 'failed';
+  reason?: string;
+}
+
+export interface AppState {
+  vault: string | null;
+  status: VaultStatus | null;
+  /** Indexing now: the latest progress, or null when idle. */
+  indexing: Extract<IndexEvent, { type: 'progress' }> | null;
+  /** Why the index is being rebuilt, while it is. */
+  rebuilding: string | null;
+  recentVaults: string[];
+  failedFiles: FileStatus[];
+  configProblem: ConfigProblem | null;
+  /** Obsidian vaults get "open in Obsidian" links. */
+  isObsidianVault: boolean;
+}
+
+export interface NoteLinkView {
+  path: string;
+  title: string;
+}
+
+export interface NoteView {
+  path: string;
+  title: string;
+  /** The note's Markdown as on disk (BOM removed); the renderer renders and sanitises it. */
+  text: string;
+  /** Body start offset: where the front matter ends. */
+  bodyStart: number;
+  modified: string;
+  tags: string[];
+  outgoing: NoteLinkView[];
+  backlinks: NoteLinkView[];
+  /** Notes whose chunks are nearest to this note's (vector similarity). */
+  related: NoteLinkView[];
+  /** obsidian://open?vault=…&file=… when the vault is an Obsidian vault. */
+  obsidianUrl?: string;
+}
+
+/** Everything the core tells the UI as it happens. */
+export type AppEvent =
+  | IndexEvent
+  | { type: 'state'; state: AppState }
+  | { type: 'config-applied'; rebuild?: string }
+  | { type: 'config-rejected'; problem: ConfigProblem }
+  | { type: 'note-changed'; path: string; change: 'added' | 'changed' | 'removed' }
+  | { type: 'error'; message: string };
+
+export interface CairnApi {
+  getState(): Promise<AppState>;
+  openVault(path: string): Promise<AppState>;
+  search(request: SearchRequest): Promise<SearchResponse>;
+  getNote(path: string): Promise<NoteView>;
+  /** Resolves a wikilink target as Obsidian would, from the note it appears in. */
+  resolveLink(target: string, fromPath: string): Promise<string | null>;
+  getConfig(): Promise<ConfigView>;
+  /** Replaces config.toml with `text` if it is valid; nothing changes otherwise. */
+  saveConfigText(text: string): Promise<SaveConfigResult>;
+  /** Sets option values in place in config.toml, keeping the user's comments and layout. */
+  saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult>;
+  /** Opens the note in the OS default editor (desktop app only; the server refuses). */
+  openInEditor(path: string): Promise<void>;
+  subscribe(listener: (event: AppEvent) => void): () => void;
+}

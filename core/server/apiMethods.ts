@@ -1,0 +1,26 @@
+// The CairnApi methods a UI may call remotely (over HTTP or Electron IPC). `subscribe` is not among them:
+// events travel on their own channel (SSE, or an IPC event channel). Pure data, so the preload can bundle it.
+import type { CairnApi } from '../appApi.js';
+
+export type RemoteMethod = Exclude<keyof CairnApi, 'subscribe'>;
+
+export const REMOTE_METHODS = [
+  'getState',
+  'openVault',
+  'search',
+  'getNote',
+  'resolveLink',
+  'getConfig',
+  'saveConfigText',
+  'saveConfigValues',
+  'openInEditor',
+] as const satisfies readonly RemoteMethod[];
+
+// Compile-time proof that the list names every remote method: a method added to CairnApi breaks the build here.
+type Missing = Exclude<RemoteMethod, (typeof REMOTE_METHODS)[number]>;
+const everyMethodListed: [Missing] extends [never] ? true : Missing = true;
+void everyMethodListed;
+
+export function isRemoteMethod(name: unknown): name is RemoteMethod {
+  return typeof name === 'string' && (REMOTE_METHODS as readonly string[]).includes(name);
+}

@@ -1,0 +1,173 @@
+// One gate for every call that arrives from a UI, over HTTP (browser mode) or Electron IPC: the method must be
+// a CairnApi method and every argument must have the right shape. Note paths must be vault-relative
+// ("Folder/Note.md"): no absolute paths, no "..", no backslashes, nothing that could step outside the vault.
+import path from 'node:path';
+import type { CairnApi } from '../appApi.js';
+import { CONFIG_SCHEMA, type OptionSpec } from '../config/schema.js';
+import { isRemoteMethod, type RemoteMethod } from './apiMethods.js';
+
+/** A call rejected before it reached the core: a bug or a hostile caller, never a user mistake to recover from. */
+export class ApiArgumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ApiArgumentError';
+  }
+}
+
+export type ValidCall = { [M in RemoteMethod]: { method: M; args: Parameters<CairnApi[M]> } }[RemoteMethod];
+
+const MAX_PATH = 1024;
+const MAX_QUERY = 2000;
+const MAX_CONFIG_TEXT = 1024 * 1024;
+const SEARCH_MODES = ['hybrid', 'keyword', 'vector'] as const;
+
+/** Checks a remote call; returns it typed, or throws ApiArgumentError saying what is wrong. */
+export function validateApiCall(method: unknown, args: unknown): ValidCall {
+  if (!isRemoteMethod(method)) throw new ApiArgumentError(`unknown method ${JSON.stringify(String(method)).slice(0, 80)}`);
+  if (!Array.isArray(args)) throw new ApiArgumentError(`${method}: arguments must be an array`);
+  const arity = (n: number) => {
+    if (args.length !== n) throw new ApiArgumentError(`${method}: expected ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+  };
+  switch (method) {
+    case 'getState':
+    case 'getConfig':
+      arity(0);
+      return { method, args: [] };
+    case 'openVault':
+      arity(1);
+      return { method, args: [checkFolderPath(args[0], 'openVault: folder')] };
+    case 'search':
+      arity(1);
+      return { method, args: [checkSearchRequest(args[0])] };
+    case 'getNote':
+      arity(1);
+      return { method, args: [checkNotePath(args[0], 'getNote: path')] };
+    case 'openInEditor':
+      arity(1);
+      return { method, args: [checkNotePath(args[0], 'openInEditor: path')] };
+    case 'resolveLink':
+      arity(2);
+      return { method, args: [checkText(args[0], 'resolveLink: target', MAX_PATH), checkNotePath(args[1], 'resolveLink: fromPath')] };
+    case 'saveConfigText':
+      arity(1);
+      return { method, args: [checkText(args[0], 'saveConfigText: text', MAX_CONFIG_TEXT, true)] };
+    case 'saveConfigValues':
+      arity(1);
+      return { method, args: [checkConfigValues(args[0])] };
+  }
+}
+
+/** A vault-relative note path as the index names notes: "Folder/Note.md". */
+export function checkNotePath(value: unknown, what = 'path'): string {
+  const text = checkText(value, what, MAX_PATH);
+  if (text.includes('\\')) throw new ApiArgumentError(`${what}: use "/" between folders, not "\\"`);
+  if (text.startsWith('/') || path.posix.isAbsolute(text) || path.win32.isAbsolute(text) || /^[a-zA-Z]:/.test(text)) {
+    throw new ApiArgumentError(`${what}: must be relative to the vault, not absolute`);
+  }
+  const segments = text.split('/');
+  if (segments.some((s) => s === '..' || s === '.' || s === '')) throw new ApiArgumentError(`${what}: must not contain "..", "." or empty segments`);
+  return text;
+}
+
+/** An absolute folder path on this machine (opening a vault). */
+function checkFolderPath(value: unknown, what: string): string {
+  const text = checkText(value, what, 4096);
+  if (!path.isAbsolute(text)) throw new ApiArgumentError(`${what}: give the full path of the folder (e.g. /home/me/notes)`);
+  return text;
+}
+
+function checkText(value: unknown, what: string, max: number, multiline = false): string {
+  if (typeof value !== 'string') throw new ApiArgumentError(`${what}: expected a string, got ${describe(value)}`);
+  if (!multiline && value.length === 0) throw new ApiArgumentError(`${what}: must not be empty`);
+  if (value.length > max) throw new ApiArgumentError(`${what}: longer than ${max} characters`);
+  // Control characters (NUL above all) have no business in paths or queries; config text keeps tabs and newlines.
+  const control = multiline ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/ : /[\u0000-\u001f]/;
+  if (control.test(value)) throw new ApiArgumentError(`${what}: contains control characters`);
+  return value;
+}
+
+function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
+  const request = checkPlainObject(value, 'search: request', ['query', 'k', 'mode', 'filters', 'neighbours']);
+  const query = request.query;
+  if (typeof query !== 'string') throw new ApiArgumentError(`search: query: expected a string, got ${describe(query)}`);
+  if (query.length > MAX_QUERY) throw new ApiArgumentError(`search: query: longer than ${MAX_QUERY} characters`);
+  const out: Parameters<CairnApi['search']>[0] = { query };
+  if (request.k !== undefined) {
+    if (!Number.isInteger(request.k) || (request.k as number) < 1 || (request.k as number) > 200) throw new ApiArgumentError('search: k: expected a whole number from 1 to 200');
+    out.k = request.k as number;
+  }
+  if (request.mode !== undefined) {
+    if (!SEARCH_MODES.includes(request.mode as (typeof SEARCH_MODES)[number])) throw new ApiArgumentError(`search: mode: expected one of ${SEARCH_MODES.join(', ')}`);
+    out.mode = request.mode as (typeof SEARCH_MODES)[number];
+  }
+  if (request.neighbours !== undefined) {
+    if (typeof request.neighbours !== 'boolean') throw new ApiArgumentError('search: neighbours: expected true or false');
+    out.neighbours = request.neighbours;
+  }
+  if (request.filters !== undefined) {
+    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tag', 'modifiedAfter', 'modifiedBefore']);
+    out.filters = {};
+    if (filters.pathPrefix !== undefined) {
+      const prefix = checkText(filters.pathPrefix, 'search: filters.pathPrefix', MAX_PATH);
+      if (prefix.split(/[\\/]/).includes('..') || path.isAbsolute(prefix)) throw new ApiArgumentError('search: filters.pathPrefix: must be a folder inside the vault');
+      out.filters.pathPrefix = prefix;
+    }
+    if (filters.tag !== undefined) out.filters.tag = checkText(filters.tag, 'search: filters.tag', 200);
+    for (const key of ['modifiedAfter', 'modifiedBefore'] as const) {
+      const time = filters[key];
+      if (time === undefined) continue;
+      if (typeof time !== 'number' || !Number.isFinite(time)) throw new ApiArgumentError(`search: filters.${key}: expected a time in milliseconds`);
+      out.filters[key] = time;
+    }
+  }
+  return out;
+}
+
+/** `{ "chunking.max_chunk_chars": 1500, ... }`: known keys only, each value of its option's type. */
+function checkConfigValues(value: unknown): Record<string, unknown> {
+  const values = checkPlainObject(value, 'saveConfigValues: values');
+  const entries = Object.entries(values);
+  if (entries.length === 0) throw new ApiArgumentError('saveConfigValues: nothing to save');
+  if (entries.length > 200) throw new ApiArgumentError('saveConfigValues: too many values');
+  const schema = CONFIG_SCHEMA as Record<string, Record<string, OptionSpec>>;
+  for (const [dotted, option] of entries) {
+    const [section, key, ...rest] = dotted.split('.');
+    const spec = rest.length === 0 && key !== undefined && Object.hasOwn(schema, section) ? schema[section][key] : undefined;
+    if (!spec || !Object.hasOwn(schema[section], key)) throw new ApiArgumentError(`saveConfigValues: unknown option "${dotted.slice(0, 80)}"`);
+    if (!hasOptionType(spec, option)) throw new ApiArgumentError(`saveConfigValues: ${dotted}: expected ${spec.type}, got ${describe(option)}`);
+  }
+  return values;
+}
+
+function hasOptionType(spec: OptionSpec, value: unknown): boolean {
+  switch (spec.type) {
+    case 'string':
+      return typeof value === 'string' && value.length <= 4096 && !/\u0000/.test(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'string[]':
+      return Array.isArray(value) && value.length <= 1000 && value.every((item) => typeof item === 'string' && item.length <= 4096);
+  }
+}
+
+/** A plain JSON object (not an array, not a class instance), optionally with only the given keys. */
+function checkPlainObject(value: unknown, what: string, allowed?: readonly string[]): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiArgumentError(`${what}: expected an object, got ${describe(value)}`);
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw new ApiArgumentError(`${what}: expected a plain object`);
+  if (allowed) {
+    const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+    if (unknown.length) throw new ApiArgumentError(`${what}: unknown field ${JSON.stringify(unknown[0]).slice(0, 80)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value;
+}

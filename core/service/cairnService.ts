@@ -1,0 +1,397 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { CairnVault, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
+import type { AppEvent, AppState, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
+import { setConfigValue } from '../config/editConfig.js';
+import { ConfigError, parseConfig, resolveConfigPaths } from '../config/loadConfig.js';
+import { CONFIG_SCHEMA, defaultConfig, type CairnConfig, type OptionSpec } from '../config/schema.js';
+import { writeFileAtomic } from '../indexing/atomicWrite.js';
+import { VaultWatcher, type VaultChangeBatch } from '../live/vaultWatcher.js';
+import { SerialQueue } from '../live/serialQueue.js';
+import { parseFrontmatter } from '../parse/frontmatter.js';
+import { readNoteFile } from '../vault/readNoteFile.js';
+
+export interface ServiceOptions {
+  /** config.toml to use and watch; without one, defaults apply (and settings cannot be saved). */
+  configFile?: string;
+  /** Overrides `[vault] path` (and survives config reloads). */
+  vault?: string;
+  /** Overrides `[index] data_dir`. */
+  dataDir?: string;
+  /** Where recent vaults are remembered (JSON). */
+  stateFile?: string;
+  /** Watch the vault and config file (default true). */
+  watch?: boolean;
+  /** Subscribed before anything happens, so it sees the first indexing too. */
+  listener?: (event: AppEvent) => void;
+}
+
+/** Changes to these sections need the vault reopened (and, for chunking and the model, rebuilt). */
+const REOPEN_SECTIONS = ['vault', 'chunking', 'embedding', 'index'] as const;
+/** Changes are saved this long after the last update, so a burst of saves is one write. */
+const PERSIST_DELAY_MS = 2000;
+const RECENT_LIMIT = 10;
+
+/**
+ * The running app's core: the open vault, live updates from the file watcher, periodic reconciliation,
+ * config.toml hot reload, and events for the UI. One writer: every change to the index goes through one
+ * queue; searches are answered at all times from the index as it is.
+ */
+export class CairnService implements CairnApi {
+  private vault?: CairnVault;
+  private watcher?: VaultWatcher;
+  private configWatcher?: FSWatcher;
+  private reconcileTimer?: NodeJS.Timeout;
+  private persistTimer?: NodeJS.Timeout;
+  private readonly queue = new SerialQueue();
+  private readonly listeners = new Set<(event: AppEvent) => void>();
+  private indexing: AppState['indexing'] = null;
+  private rebuilding: string | null = null;
+  private configProblem: ConfigProblem | null = null;
+  private readonly pendingFiles = new Set<string>();
+  private recentVaults: string[] = [];
+  private closed = false;
+  /** A vault chosen on the command line or in the app wins over `[vault] path` across config reloads. */
+  private vaultOverride?: string;
+
+  private constructor(
+    private config: CairnConfig,
+    private readonly options: ServiceOptions,
+  ) {
+    this.vaultOverride = options.vault;
+  }
+
+  static async start(options: ServiceOptions = {}): Promise<CairnService> {
+    const service = new CairnService(defaultConfig(), options);
+    if (options.listener) service.subscribe(options.listener);
+    await service.loadRecent();
+    if (options.configFile) {
+      const loaded = await service.readConfigFile();
+      if ('problem' in loaded) service.configProblem = loaded.problem;
+      else service.config = loaded.config;
+      if (options.watch !== false) service.watchConfig();
+    }
+    service.applyOverrides(service.config);
+    if (service.config.vault.path) await service.openVault(service.config.vault.path);
+    return service;
+  }
+
+  // ---- CairnApi ----
+
+  async getState(): Promise<AppState> {
+    const status = this.vault ? await this.vault.statusWithManifest() : null;
+    const failedFiles: FileStatus[] = [
+      ...(status?.failed.map((f) => ({ path: f.path, state: 'failed' as const, reason: f.reason })) ?? []),
+      ...[...this.pendingFiles].map((p) => ({ path: p, state: 'pending' as const })),
+    ];
+    return {
+      vault: this.vault?.vaultPath ?? null,
+      status,
+      indexing: this.indexing,
+      rebuilding: this.rebuilding,
+      recentVaults: this.recentVaults,
+      failedFiles,
+      configProblem: this.configProblem,
+      isObsidianVault: this.vault ? existsSync(path.join(this.vault.vaultPath, '.obsidian')) : false,
+    };
+  }
+
+  async openVault(vaultPath: string): Promise<AppState> {
+    const absolute = path.resolve(vaultPath);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info?.isDirectory()) throw new Error(`${absolute} is not a folder`);
+    this.vaultOverride = absolute;
+    const config = structuredClone(this.config);
+    config.vault.path = absolute;
+    await this.queue.run(() => this.reopen(config));
+    await this.remember(absolute);
+    return this.getState();
+  }
+
+  search(request: SearchRequest): Promise<SearchResponse> {
+    if (!this.vault) throw new Error('no vault is open');
+    return this.vault.search(request);
+  }
+
+  async getNote(notePath: string): Promise<NoteView> {
+    const vault = this.requireVault();
+    const info = vault.noteInfo(notePath);
+    if (!info) throw new Error(`${notePath} is not an indexed note`);
+    const absPath = path.join(vault.vaultPath, notePath);
+    const source = await readNoteFile({ path: notePath, absPath, size: 0, mtimeMs: 0 });
+    const link = (p: string) => ({ path: p, title: vault.noteInfo(p)?.record.title ?? path.basename(p).replace(/\.[^.]+$/, '') });
+    const obsidian = existsSync(path.join(vault.vaultPath, '.obsidian'));
+    return {
+      path: notePath,
+      title: info.record.title,
+      text: source.text,
+      bodyStart: parseFrontmatter(source.text).end,
+      modified: new Date(source.mtimeMs).toISOString(),
+      tags: info.record.tags,
+      outgoing: info.outgoing.map(link),
+      backlinks: info.backlinks.map(link),
+      related: info.related.map(link),
+      ...(obsidian
+        ? { obsidianUrl: `obsidian://open?vault=${encodeURIComponent(path.basename(vault.vaultPath))}&file=${encodeURIComponent(notePath.replace(/\.md$/i, ''))}` }
+        : {}),
+    };
+  }
+
+  async resolveLink(target: string, fromPath: string): Promise<string | null> {
+    return this.requireVault().resolveLink(target, fromPath) ?? null;
+  }
+
+  async getConfig(): Promise<ConfigView> {
+    const file = this.options.configFile ?? '';
+    const text = file ? await readFile(file, 'utf8').catch(() => '') : '';
+    const options = Object.entries(CONFIG_SCHEMA).flatMap(([section, specs]) =>
+      Object.entries(specs as Record<string, OptionSpec>).map(([key, spec]) => ({
+        section,
+        key,
+        type: spec.type,
+        default: spec.default,
+        value: (this.config as unknown as Record<string, Record<string, unknown>>)[section][key],
+        doc: spec.doc,
+        ...(spec.choices ? { choices: spec.choices } : {}),
+        ...(spec.min !== undefined ? { min: spec.min } : {}),
+        ...(spec.max !== undefined ? { max: spec.max } : {}),
+        rebuilds: section === 'chunking' || section === 'embedding',
+      })),
+    );
+    return { file, text, options, ...(this.configProblem ? { problem: this.configProblem } : {}) };
+  }
+
+  async saveConfigText(text: string): Promise<SaveConfigResult> {
+    const file = this.options.configFile;
+    if (!file) return { ok: false, problem: { file: '', message: 'no config file: start Cairn with --config FILE to save settings' } };
+    let next: CairnConfig;
+    try {
+      next = parseConfig(text, file);
+    } catch (error) {
+      if (error instanceof ConfigError) return { ok: false, problem: problemOf(error) };
+      throw error;
+    }
+    await writeFileAtomic(file, text);
+    return { ok: true, ...(await this.applyConfig(resolveConfigPaths(next, file))) };
+  }
+
+  async saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult> {
+    const file = this.options.configFile;
+    if (!file) return { ok: false, problem: { file: '', message: 'no config file: start Cairn with --config FILE to save settings' } };
+    let text = await readFile(file, 'utf8').catch(() => '');
+    for (const [key, value] of Object.entries(values)) text = setConfigValue(text, key, value);
+    return this.saveConfigText(text);
+  }
+
+  async openInEditor(): Promise<void> {
+    throw new Error('opening files in an editor is only available in the desktop app');
+  }
+
+  subscribe(listener: (event: AppEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The vault being served (for the CLI and tests). */
+  get currentVault(): CairnVault | undefined {
+    return this.vault;
+  }
+
+  // ---- lifecycle ----
+
+  /** Resolves when every queued change has been applied and saved. */
+  async idle(): Promise<void> {
+    await this.watcher?.idle();
+    await this.queue.idle();
+    if (this.persistTimer) await this.flushPersist();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.reconcileTimer);
+    await this.configWatcher?.close();
+    await this.watcher?.close();
+    await this.queue.idle();
+    await this.flushPersist();
+    await this.vault?.close();
+    this.listeners.clear();
+  }
+
+  // ---- internals ----
+
+  private emit(event: AppEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener (a closed connection) must not stop the others.
+      }
+    }
+  }
+
+  private readonly onIndexEvent = (event: IndexEvent): void => {
+    if (event.type === 'progress') this.indexing = event;
+    else if (event.type === 'indexing-finished') this.indexing = null;
+    else if (event.type === 'rebuild-started') this.rebuilding = event.reason;
+    this.emit(event);
+  };
+
+  private async emitState(): Promise<void> {
+    this.emit({ type: 'state', state: await this.getState() });
+  }
+
+  /** Opens the vault with `config` (in the queue): the previous vault answers searches until the new one is ready. */
+  private async reopen(config: CairnConfig): Promise<void> {
+    const next = await CairnVault.open(structuredClone(config));
+    const pending = next.status().pendingRebuild;
+    // A vault already open on the same folder keeps answering while its successor builds.
+    const previous = this.vault;
+    await this.watcher?.close();
+    clearInterval(this.reconcileTimer);
+    if (!previous || pending === 'no index yet') this.vault = next;
+    try {
+      await next.index(this.onIndexEvent);
+    } finally {
+      this.rebuilding = null;
+      this.indexing = null;
+    }
+    this.vault = next;
+    if (previous && previous !== next) await previous.close();
+    this.config = config;
+    if (this.options.watch !== false) await this.startWatching(next);
+    await this.emitState();
+  }
+
+  private async startWatching(vault: CairnVault): Promise<void> {
+    this.watcher = new VaultWatcher(vault.vaultPath, this.config.vault, {
+      debounceMs: this.config.index.debounce_ms,
+      onBatch: (batch) => this.queue.run(() => this.applyBatch(vault, batch)),
+      onError: (error) => this.emit({ type: 'error', message: `watching ${vault.vaultPath}: ${error.message}` }),
+    });
+    await this.watcher.start();
+    const every = this.config.index.reconcile_interval_seconds;
+    if (every > 0) {
+      this.reconcileTimer = setInterval(() => void this.queue.run(() => this.reconcile(vault)), every * 1000);
+      this.reconcileTimer.unref();
+    }
+  }
+
+  private async applyBatch(vault: CairnVault, batch: VaultChangeBatch): Promise<void> {
+    if (vault !== this.vault || this.closed) return;
+    if (batch.folders) return this.reconcile(vault);
+    for (const file of batch.files) this.pendingFiles.add(file);
+    try {
+      const before = new Set([...batch.files].filter((f) => vault.noteInfo(f)));
+      await vault.update(batch.files, this.onIndexEvent);
+      for (const file of batch.files) {
+        const now = vault.noteInfo(file);
+        if (!now && before.has(file)) this.emit({ type: 'note-changed', path: file, change: 'removed' });
+        else if (now) this.emit({ type: 'note-changed', path: file, change: before.has(file) ? 'changed' : 'added' });
+      }
+    } finally {
+      for (const file of batch.files) this.pendingFiles.delete(file);
+    }
+    this.schedulePersist(vault);
+    await this.emitState();
+  }
+
+  private async reconcile(vault: CairnVault): Promise<void> {
+    if (vault !== this.vault || this.closed) return;
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    await vault.index(this.onIndexEvent);
+    await this.emitState();
+  }
+
+  private schedulePersist(vault: CairnVault): void {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => void this.flushPersist(vault), PERSIST_DELAY_MS);
+  }
+
+  private async flushPersist(vault = this.vault): Promise<void> {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    if (!vault) return;
+    await this.queue.run(async () => {
+      if (vault === this.vault) await vault.persist();
+    });
+  }
+
+  private async readConfigFile(): Promise<{ config: CairnConfig } | { problem: ConfigProblem }> {
+    const file = this.options.configFile!;
+    try {
+      const text = await readFile(file, 'utf8');
+      return { config: resolveConfigPaths(parseConfig(text, file), file) };
+    } catch (error) {
+      if (error instanceof ConfigError) return { problem: problemOf(error) };
+      return { problem: { file, message: `cannot read config file (${(error as NodeJS.ErrnoException).code ?? String(error)})` } };
+    }
+  }
+
+  private watchConfig(): void {
+    const file = this.options.configFile!;
+    this.configWatcher = watch(file, { ignoreInitial: true, atomic: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 25 } });
+    this.configWatcher.on('all', async () => {
+      const loaded = await this.readConfigFile();
+      if ('problem' in loaded) {
+        this.configProblem = loaded.problem;
+        this.emit({ type: 'config-rejected', problem: loaded.problem });
+        await this.emitState();
+      } else {
+        await this.applyConfig(loaded.config).catch((error: Error) => this.emit({ type: 'error', message: error.message }));
+      }
+    });
+  }
+
+  /** Applies a valid config: search options at once; vault, chunking, model or index changes by reopening. */
+  private async applyConfig(next: CairnConfig): Promise<{ rebuild?: string }> {
+    this.applyOverrides(next);
+    this.configProblem = null;
+    const needsReopen = REOPEN_SECTIONS.some((section) => JSON.stringify(next[section]) !== JSON.stringify(this.config[section]));
+    if (!needsReopen || !this.vault || !next.vault.path) {
+      Object.assign(this.config.search, next.search);
+      Object.assign(this.config.llm, next.llm);
+      if (this.vault) Object.assign(this.vault.config.search, next.search);
+      if (!this.vault && next.vault.path) await this.openVault(next.vault.path);
+      this.emit({ type: 'config-applied' });
+      await this.emitState();
+      return {};
+    }
+    const chunkingOrModel = JSON.stringify([next.chunking, next.embedding]) !== JSON.stringify([this.config.chunking, this.config.embedding]);
+    const reason = chunkingOrModel ? 'chunking or embedding settings changed in config.toml' : undefined;
+    this.emit({ type: 'config-applied', ...(reason ? { rebuild: reason } : {}) });
+    void this.queue.run(() => this.reopen(next)).catch((error: Error) => this.emit({ type: 'error', message: error.message }));
+    return reason ? { rebuild: reason } : {};
+  }
+
+  private applyOverrides(config: CairnConfig): void {
+    if (this.vaultOverride) config.vault.path = path.resolve(this.vaultOverride);
+    if (this.options.dataDir) config.index.data_dir = path.resolve(this.options.dataDir);
+  }
+
+  private requireVault(): CairnVault {
+    if (!this.vault) throw new Error('no vault is open');
+    return this.vault;
+  }
+
+  private async loadRecent(): Promise<void> {
+    if (!this.options.stateFile) return;
+    try {
+      const saved = JSON.parse(await readFile(this.options.stateFile, 'utf8')) as { recentVaults?: unknown };
+      if (Array.isArray(saved.recentVaults)) this.recentVaults = saved.recentVaults.filter((v): v is string => typeof v === 'string');
+    } catch {
+      // No state yet, or unreadable: start without recent vaults.
+    }
+  }
+
+  private async remember(vaultPath: string): Promise<void> {
+    this.recentVaults = [vaultPath, ...this.recentVaults.filter((v) => v !== vaultPath)].slice(0, RECENT_LIMIT);
+    if (this.options.stateFile) await writeFile(this.options.stateFile, JSON.stringify({ recentVaults: this.recentVaults }, null, 2)).catch(() => {});
+  }
+}
+
+function problemOf(error: ConfigError): ConfigProblem {
+  return { file: error.file, message: error.detail, ...(error.line ? { line: error.line } : {}), ...(error.column ? { column: error.column } : {}), ...(error.key ? { key: error.key } : {}) };
+}
