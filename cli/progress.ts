@@ -17,6 +17,7 @@ export function progressReporter(quiet = false): { listener: IndexListener; stop
       )
     : undefined;
   let phase: IndexPhase | undefined;
+  let barStarted = false;
   const listener = (event: IndexEvent) => {
     switch (event.type) {
       case 'rebuild-started':
@@ -27,14 +28,19 @@ export function progressReporter(quiet = false): { listener: IndexListener; stop
         break;
       case 'progress':
         if (bar) {
-          if (phase !== event.phase) {
-            bar.stop();
-            bar.start(event.total, event.done, { phase: PHASE_LABEL[event.phase].padEnd(9), file: '' });
+          // One bar over the notes of the run; the label says what is happening to them.
+          const payload = { phase: PHASE_LABEL[event.phase].padEnd(9), file: event.currentFile ? shorten(event.currentFile) : '' };
+          if (event.phase === 'persist') {
+            if (barStarted) bar.update(bar.getTotal(), payload);
+          } else if (!barStarted) {
+            bar.start(event.total, event.done, payload);
+            barStarted = true;
+          } else {
+            bar.setTotal(event.total);
+            bar.update(event.done, payload);
           }
-          bar.setTotal(event.total);
-          bar.update(event.done, { file: event.currentFile ? shorten(event.currentFile) : '' });
         } else if (phase !== event.phase && event.total > 0) {
-          process.stderr.write(`cairn: ${PHASE_LABEL[event.phase]} (${event.total})\n`);
+          process.stderr.write(`cairn: ${PHASE_LABEL[event.phase]} (${event.phase === 'persist' ? 'index files' : `${event.done}/${event.total} notes`})\n`);
         }
         phase = event.phase;
         break;

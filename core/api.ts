@@ -47,6 +47,7 @@ export class CairnError extends Error {}
 export class CairnVault {
   private pendingRebuild?: string;
   private expanderReady = false;
+  private expanderBuilt = false;
 
   private constructor(
     readonly config: CairnConfig,
@@ -92,29 +93,33 @@ export class CairnVault {
     if (isInside(dataRoot, vaultPath)) throw new CairnError(`the data folder ${dataRoot} is inside the vault ${vaultPath}: sync tools would see the index; choose another --data-dir`);
     const dataDir = vaultDataDir(dataRoot, vaultPath);
     await mkdir(dataDir, { recursive: true });
-    const embedder = await createEmbedder({
+    const embedderReady = createEmbedder({
       model: config.embedding.model,
       dtype: config.embedding.dtype,
       batchSize: config.embedding.batch_size,
       maxTokens: config.embedding.max_tokens,
       dataRoot,
     });
-    const chunker = await createChunker(config.chunking, embedder.tokens);
-    const identity: IndexIdentity = {
-      schemaVersion: SCHEMA_VERSION,
-      chunkerVersion: CHUNKER_VERSION,
-      chunking: { ...config.chunking },
-      embedding: { modelId: embedder.modelId, dims: embedder.dims, dtype: embedder.dtype, fingerprint: embedder.fingerprint, tokenWindow: embedder.tokens.window },
-      grammarVersion: GRAMMAR_VERSION,
-      vaultPath,
-    };
-    const vectorOptions: VectorIndexOptions = {
-      dims: embedder.dims,
+    const identityReady = embedderReady.then(
+      (embedder): IndexIdentity => ({
+        schemaVersion: SCHEMA_VERSION,
+        chunkerVersion: CHUNKER_VERSION,
+        chunking: { ...config.chunking },
+        embedding: { modelId: embedder.modelId, dims: embedder.dims, dtype: embedder.dtype, fingerprint: embedder.fingerprint, tokenWindow: embedder.tokens.window },
+        grammarVersion: GRAMMAR_VERSION,
+        vaultPath,
+      }),
+    );
+    const vectorOptionsFor = (dims: number): VectorIndexOptions => ({
+      dims,
       backend: config.index.vector_backend,
       kind: config.index.vector_kind,
       hnswThreshold: config.index.hnsw_threshold,
-    };
-    const { state, rebuild } = await IndexState.open(dataDir, identity, vectorOptions);
+    });
+    // The model loads in its own process while this one reads the index files.
+    const [embedder, identity, { state, rebuild }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
+    const chunker = await createChunker(config.chunking, embedder.tokens);
+    const vectorOptions = vectorOptionsFor(embedder.dims);
     const cache = await EmbeddingCache.open(path.join(dataDir, 'embeddings.bin'), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
     return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild);
   }
@@ -154,8 +159,9 @@ export class CairnVault {
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    if (!this.expanderReady) await this.refreshExpander();
-    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
+    // The expansion vocabulary is (re)built in the background: searches before it is ready go without expansion.
+    if (!this.expanderReady) void this.refreshExpander().catch(() => {});
+    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expanderBuilt ? this.expander : undefined).search(request);
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
   }
 
@@ -253,5 +259,6 @@ export class CairnVault {
     this.expanderReady = true;
     if (!this.config.search.query_expansion || this.state.keyword.size === 0) return;
     await this.expander.build(this.state.keyword.terms());
+    this.expanderBuilt = true;
   }
 }

@@ -51,7 +51,8 @@ function formatAnswer(answer: Answer, streamed: boolean): string {
   let out = '';
   if (answer.mode === 'llm') {
     out += streamed ? '\n' : `${answer.answer}\n`;
-    if (answer.droppedCitations) warn(`the model cited ${answer.droppedCitations.map((n) => `[${n}]`).join(', ')}, which name no source; removed from the answer`);
+    const dropped = answer.droppedCitations ?? [];
+    if (dropped.length) warn(`the model cited ${dropped.map((n) => `[${n}]`).join(', ')}, which ${dropped.length === 1 ? 'names' : 'name'} no source; removed from the answer`);
   } else {
     if (answer.llmError) {
       if (streamed) out += '\n\n';

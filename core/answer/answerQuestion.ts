@@ -48,6 +48,7 @@ export async function answerQuestion(vault: AnswerVault, question: string, optio
     return { ...extractive, llmError: messageOf(error), fallback: true };
   }
   const checked = checkCitations(reply, numbered.length);
+  if (!checked.text.trim()) return { ...extractive, llmError: `${model.description} sent an empty answer`, fallback: true };
   return {
     answer: checked.text.trim(),
     mode: 'llm',

@@ -1,7 +1,7 @@
 /**
  * Cuts a passage of Markdown into the units an answer can quote: sentences of paragraphs, whole list items and
- * table rows. Headings, code (fenced or indented), math blocks, HTML comments, callout titles, thematic breaks and
- * front matter are never quoted: they are not statements that answer anything.
+ * table rows. Headings, code (fenced or indented), math blocks, HTML comments, callout titles, images, thematic
+ * breaks and front matter are never quoted: they are not statements that answer anything.
  *
  * Every unit keeps its offsets into the passage, so its exact text and its own lines in the note follow.
  */
@@ -44,6 +44,8 @@ const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
 const LIST_MARKER = /^(\s*)(?:[-*+]|\d{1,9}[.)])(?:\s+\[[ xX\-/>]\])?(?:\s+|$)/;
 const INDENTED_CODE = /^(?: {4}|\t)/;
 const LONE_HTML_TAG = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
+/** An image or embed opening a line: a picture and its caption, not a statement. */
+const IMAGE_LINE = /^\s*!\[/;
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
@@ -109,7 +111,7 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
     }
     const wasBlank = afterBlank;
     afterBlank = false;
-    if (ATX_HEADING.test(body) || CALLOUT_TITLE.test(body) || LONE_HTML_TAG.test(body)) {
+    if (ATX_HEADING.test(body) || CALLOUT_TITLE.test(body) || LONE_HTML_TAG.test(body) || IMAGE_LINE.test(body)) {
       flush();
       if (ATX_HEADING.test(body)) inList = false;
       continue;

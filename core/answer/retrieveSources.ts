@@ -31,7 +31,8 @@ export async function retrieveSources(vault: AnswerVault, question: string, k: n
 
 /** "Note title § Header › Path (lines a-b)": how a source is named to people and to the model. */
 export function sourceLabel(source: Pick<AnswerSource, 'title' | 'headerPath' | 'path'>, startLine: number, endLine: number): string {
-  const title = source.title || source.path;
+  // Never the folder path: the label is part of what is sent to a configured model.
+  const title = source.title || source.path.slice(source.path.lastIndexOf('/') + 1);
   // Most notes open with a heading that repeats their title: "Sorting § Sorting › Random sorting" says it twice.
   const headers = source.headerPath[0] === title ? source.headerPath.slice(1) : source.headerPath;
   return `${headers.length ? `${title} § ${headers.join(' › ')}` : title} (lines ${startLine}-${endLine})`;

@@ -1,7 +1,8 @@
 /**
  * Scores every quotable unit of the retrieved sections against the question and picks the few that answer it.
  *
- * score = 0.45 · cosine(question, unit) + 0.45 · coverage + 0.10 · rank prior, times a length factor:
+ * score = 0.45 · cosine(question, unit) + 0.45 · coverage + 0.10 · rank prior, times a form factor (short units
+ * and units ending in ":" state less):
  * - cosine: the embedding model's similarity (semantic: "remove" meets "delete");
  * - coverage: IDF-weighted share of the question's content words in the unit (lexical: exact names, options and
  *   commands that word vectors do not know);
@@ -36,6 +37,8 @@ const RANK_WEIGHT = 0.1;
 /** Fewer words than this rarely state anything ("For example:", "See below."). */
 const MIN_WORDS = 4;
 const SHORT_FACTOR = 0.6;
+/** A unit ending in ":" announces what follows (often code, which is never quoted) rather than stating it. */
+const ANNOUNCES_FACTOR = 0.85;
 /** A unit whose vector is this close to the empty text's is made only of words the model does not know. */
 const EMPTY_LIKE = 0.99;
 
@@ -71,7 +74,8 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
     const lexical = coverage(weights, f.terms, contexts.get(f.source)!);
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
     const words = f.unit.plain.split(/\s+/).length;
-    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * (words < MIN_WORDS ? SHORT_FACTOR : 1);
+    const form = (words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1);
+    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * form;
     return { ...f, cosine, coverage: lexical, score, vector };
   });
 }

@@ -53,7 +53,10 @@ export interface Citation {
 export interface Answer {
   answer: string;
   mode: AnswerMode;
-  /** False when the notes do not seem to answer the question (the answer then lists the closest passages). */
+  /**
+   * Extractive: false when no sentence carries enough evidence ([answer] min_confidence); the answer then says
+   * so and lists the closest passages. LLM: false when the model cited no source (it found no answer in them).
+   */
   confident: boolean;
   citations: Citation[];
   /** The passages retrieved for the question, best first. */

@@ -29,32 +29,28 @@ export class IndexState {
   }
 
   /**
-   * Loads the persisted index when it matches `identity`. Otherwise returns an empty state and the reason a
+   * Loads the persisted index when it matches the identity. Otherwise returns an empty state and the reason a
    * full rebuild is needed (no index, changed config or model, or damaged files — never an exception).
+   * The files load while the identity is still being worked out (the embedding model loads in parallel).
    */
-  static async open(dir: string, identity: IndexIdentity, vectorOptions: VectorIndexOptions): Promise<{ state: IndexState; rebuild?: string }> {
+  static async open(
+    dir: string,
+    identityPromise: Promise<IndexIdentity>,
+    vectorOptionsFor: (dims: number) => VectorIndexOptions,
+  ): Promise<{ state: IndexState; rebuild?: string }> {
     const manifest = await readManifest(dir);
+    const loading = manifest ? loadFiles(dir, manifest, vectorOptionsFor(manifest.embedding?.dims ?? 0)).catch((error: Error) => error) : undefined;
+    const identity = await identityPromise;
+    const empty = () => IndexState.empty(dir, identity, vectorOptionsFor(identity.embedding.dims));
     const reason = rebuildReason(manifest, identity);
-    if (reason || !manifest) return { state: IndexState.empty(dir, identity, vectorOptions), rebuild: reason ?? 'no index yet' };
-    const gen = path.join(dir, generationDir(manifest.generation));
-    try {
-      for (const [file, size] of Object.entries(manifest.files)) {
-        const actual = (await stat(path.join(gen, file)).catch(() => undefined))?.size;
-        if (actual !== size) throw new Error(`${file} is ${actual === undefined ? 'missing' : `${actual} bytes, expected ${size}`}`);
-      }
-      const [store, keyword, graph, vectors] = await Promise.all([
-        NoteStore.load(gen),
-        readFile(path.join(gen, KEYWORD_FILE), 'utf8').then((json) => KeywordIndex.fromJSON(json)),
-        readFile(path.join(gen, GRAPH_FILE), 'utf8').then((json) => LinkGraph.fromJSON(json)),
-        loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions),
-      ]);
-      if (store.chunkCount !== keyword.size || store.chunkCount !== vectors.size) {
-        throw new Error(`indices disagree: ${store.chunkCount} chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
-      }
-      return { state: new IndexState(dir, identity, store, keyword, vectors, graph, manifest.builtAt, manifest.generation) };
-    } catch (error) {
-      return { state: IndexState.empty(dir, identity, vectorOptions), rebuild: `index files damaged (${(error as Error).message})` };
+    if (reason || !manifest || !loading) {
+      await loading;
+      return { state: empty(), rebuild: reason ?? 'no index yet' };
     }
+    const loaded = await loading;
+    if (loaded instanceof Error) return { state: empty(), rebuild: `index files damaged (${loaded.message})` };
+    const { store, keyword, graph, vectors } = loaded;
+    return { state: new IndexState(dir, identity, store, keyword, vectors, graph, manifest.builtAt, manifest.generation) };
   }
 
   /**
@@ -91,6 +87,24 @@ export class IndexState {
       if (/^g\d+$/.test(entry) && entry !== generationDir(generation)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
     }
   }
+}
+
+async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorIndexOptions) {
+  const gen = path.join(dir, generationDir(manifest.generation));
+  for (const [file, size] of Object.entries(manifest.files)) {
+    const actual = (await stat(path.join(gen, file)).catch(() => undefined))?.size;
+    if (actual !== size) throw new Error(`${file} is ${actual === undefined ? 'missing' : `${actual} bytes, expected ${size}`}`);
+  }
+  const [store, keyword, graph, vectors] = await Promise.all([
+    NoteStore.load(gen),
+    readFile(path.join(gen, KEYWORD_FILE), 'utf8').then((json) => KeywordIndex.fromJSON(json)),
+    readFile(path.join(gen, GRAPH_FILE), 'utf8').then((json) => LinkGraph.fromJSON(json)),
+    loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions),
+  ]);
+  if (store.chunkCount !== keyword.size || store.chunkCount !== vectors.size) {
+    throw new Error(`indices disagree: ${store.chunkCount} chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
+  }
+  return { store, keyword, graph, vectors };
 }
 
 function generationDir(generation: number): string {

@@ -29,6 +29,8 @@ interface ChangedNote {
 
 /** Notes chunked between two yields to the event loop, so searches are answered while indexing. */
 const NOTES_PER_SLICE = 16;
+/** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
+const NOTES_PER_BATCH = 500;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 
@@ -108,33 +110,49 @@ export class VaultIndexer {
     });
     listener({ type: 'indexing-started', files: candidates.length + gone.length });
 
-    const changed: ChangedNote[] = [];
-    await timed('chunk', async () => {
-      for (const [i, entry] of candidates.entries()) {
-        if (i % NOTES_PER_SLICE === 0) {
-          listener({ type: 'progress', phase: 'chunk', done: i, total: candidates.length, currentFile: entry.path });
-          await yieldToEventLoop();
+    // Removals first; then the changed notes in batches, each chunked, indexed by keyword, embedded and indexed
+    // by vector before the next: memory stays bounded and a first index is searchable after its first batch.
+    const removed = new Set(gone);
+    await timed('index', async () => this.applyText([], gone));
+    if (replaceFailures) state.store.failures.clear();
+    for (const p of gone) state.store.failures.delete(p);
+    const changedPaths = new Set<string>();
+    let embedded = 0;
+    let cached = 0;
+    const runStarted = performance.now();
+    const progress = (phase: IndexPhase, done: number, currentFile?: string) => {
+      const elapsed = (performance.now() - runStarted) / 1000;
+      listener({ type: 'progress', phase, done: Math.floor(done), total: candidates.length, currentFile, etaSeconds: done > 0 ? (elapsed / done) * (candidates.length - done) : undefined });
+    };
+    for (let from = 0; from < candidates.length; from += NOTES_PER_BATCH) {
+      const batch = candidates.slice(from, from + NOTES_PER_BATCH);
+      const changed: ChangedNote[] = [];
+      const failedKnown: string[] = [];
+      await timed('chunk', async () => {
+        for (const [i, entry] of batch.entries()) {
+          if (i % NOTES_PER_SLICE === 0) {
+            progress('chunk', from + i, entry.path);
+            await yieldToEventLoop();
+          }
+          const result = await this.readAndChunk(entry);
+          if ('failure' in result) {
+            failures.set(entry.path, result.failure);
+            if (state.store.note(entry.path)) failedKnown.push(entry.path);
+          } else if (result.changed) changed.push(result.changed);
         }
-        const result = await this.readAndChunk(entry);
-        if ('failure' in result) failures.set(entry.path, result.failure);
-        else if (result.changed) changed.push(result.changed);
-      }
-    });
-    const removed = [...gone, ...[...failures.keys()].filter((p) => state.store.note(p))];
-
-    await timed('index', async () => {
-      listener({ type: 'progress', phase: 'index', done: 0, total: changed.length + removed.length });
-      this.applyText(changed, removed);
-      if (replaceFailures) state.store.failures.clear();
-      for (const p of gone) state.store.failures.delete(p);
-      for (const [p, reason] of failures) {
-        state.store.failures.set(p, reason);
-        listener({ type: 'file-failed', path: p, reason });
-      }
-    });
-
-    const { embedded, cached } = await timed('embed', () => this.embedMissing(changed, listener));
-    await timed('index', async () => this.applyVectors(changed));
+      });
+      await timed('index', async () => this.applyText(changed, failedKnown));
+      for (const p of failedKnown) removed.add(p);
+      for (const c of changed) changedPaths.add(c.record.path);
+      const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * batch.length : batch.length))));
+      embedded += counts.embedded;
+      cached += counts.cached;
+      await timed('index', async () => this.applyVectors(changed));
+    }
+    for (const [p, reason] of failures) {
+      state.store.failures.set(p, reason);
+      listener({ type: 'file-failed', path: p, reason });
+    }
 
     if (persist) {
       await timed('persist', async () => {
@@ -146,8 +164,8 @@ export class VaultIndexer {
     const summary: IndexSummary = {
       notes: state.store.noteCount,
       chunks: state.store.chunkCount,
-      changedNotes: changed.length,
-      removedNotes: removed.filter((p) => !changed.some((c) => c.record.path === p)).length,
+      changedNotes: changedPaths.size,
+      removedNotes: [...removed].filter((p) => !changedPaths.has(p)).length,
       embedded,
       cached,
       failed: failures.size,
@@ -190,7 +208,7 @@ export class VaultIndexer {
     return { changed: { record, chunks } };
   }
 
-  private async embedMissing(changed: ChangedNote[], listener: IndexListener): Promise<{ embedded: number; cached: number }> {
+  private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number }> {
     const { cache, embedder } = this.deps;
     const missing = new Map<string, string>();
     let cached = 0;
@@ -202,14 +220,10 @@ export class VaultIndexer {
     }
     const hashes = [...missing.keys()];
     if (hashes.length === 0) return { embedded: 0, cached };
-    const started = performance.now();
-    listener({ type: 'progress', phase: 'embed', done: 0, total: hashes.length });
+    onProgress(0, hashes.length);
     this.pendingEmbeddings += hashes.length;
     try {
-      const vectors = await embedder.embed([...missing.values()], ({ done, total }) => {
-        const elapsed = (performance.now() - started) / 1000;
-        listener({ type: 'progress', phase: 'embed', done, total, etaSeconds: done ? (elapsed / done) * (total - done) : undefined });
-      });
+      const vectors = await embedder.embed([...missing.values()], ({ done, total }) => onProgress(done, total));
       hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
     } finally {
       this.pendingEmbeddings -= hashes.length;

@@ -1,0 +1,39 @@
+// Shared helpers of the benchmark scripts.
+import { CairnVault } from '../core/api.js';
+import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
+
+export function argValue(args: string[], flag: string): string | undefined {
+  const i = args.indexOf(flag);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+export async function openVault(vault: string, dataDir: string, tweak: (c: CairnConfig) => void = () => {}): Promise<CairnVault> {
+  const config = defaultConfig();
+  config.vault.path = vault;
+  config.index.data_dir = dataDir;
+  tweak(config);
+  return CairnVault.open(config);
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** A seeded PRNG, so runs query the same things. */
+export function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** Samples resident memory while work runs. */
+export function rssSampler(): { peak: () => number; stop: () => void } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  return { peak: () => Math.max(peak, process.memoryUsage().rss), stop: () => clearInterval(timer) };
+}
+
+export const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
