@@ -32,6 +32,13 @@ describe('config.toml', () => {
     }
   });
 
+  it('the README documents every option', async () => {
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+    for (const [section, options] of Object.entries(CONFIG_SCHEMA)) {
+      for (const key of Object.keys(options)) assert.ok(readme.includes(`\`${section}.${key}\``), `README does not document ${section}.${key}`);
+    }
+  });
+
   it('omitted sections and keys take defaults', () => {
     const config = parseConfig('[chunking]\nmax_chunk_chars = 1500\n', 'c.toml');
     assert.equal(config.chunking.max_chunk_chars, 1500);
