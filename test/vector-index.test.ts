@@ -327,9 +327,11 @@ describe('property: interleaved upserts and removes match a reference Map', () =
           const index = createVectorIndex(options);
           const reference = new Map<string, Float32Array>();
           const probes = randomUnitVectors(3, PROPERTY_DIMS, querySeed);
+          // Every upsert draws fresh vectors: exact score ties (order among equals) have a test of their own.
+          let draw = 0;
           for (const step of commands) {
             if (step.op === 'upsert') {
-              const vectors = randomUnitVectors(step.ids.length, PROPERTY_DIMS, step.seed);
+              const vectors = randomUnitVectors(step.ids.length, PROPERTY_DIMS, step.seed * 1000 + ++draw);
               index.upsert(step.ids.map((id, i) => ({ id, vector: vectors[i] })));
               step.ids.forEach((id, i) => {
                 reference.delete(id);

@@ -3,6 +3,7 @@ import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import { QUERY_STOP_WORDS, tokenizeForSearch } from '../indices/searchTokenizer.js';
+import { createVectorIndex, type VectorIndex } from '../indices/vectorIndex.js';
 
 /** Adds weighted keyword terms to a query. */
 export interface QueryExpander {
@@ -28,7 +29,8 @@ export function termHash(term: string): string {
  */
 export class EmbeddingNeighbourExpander implements QueryExpander {
   private terms: string[] = [];
-  private matrix = new Float32Array(0);
+  private rows = new Map<string, number>();
+  private index?: VectorIndex;
   private readonly queryVectors = new Map<string, Float32Array | null>();
 
   constructor(
@@ -41,7 +43,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
     return this.terms.map(termHash);
   }
 
-  /** (Re)builds the vocabulary matrix; only words never embedded before are embedded. */
+  /** (Re)builds the vocabulary index; only words never embedded before are embedded. */
   async build(vocabulary: Iterable<string>): Promise<void> {
     const words = [...new Set([...vocabulary].filter((t) => PLAIN_WORD.test(t) && !QUERY_STOP_WORDS.has(t)))].sort();
     const missing = words.filter((w) => !this.cache.get(termHash(w)));
@@ -50,56 +52,51 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
       missing.forEach((w, i) => this.cache.set(termHash(w), vectors[i]));
     }
     const empty = await emptyTextVector(this.embedder);
-    const dims = this.embedder.dims;
-    const kept: string[] = [];
-    const matrix = new Float32Array(words.length * dims);
+    const items: Array<{ id: string; vector: Float32Array }> = [];
     for (const word of words) {
       const vector = this.cache.get(termHash(word))!;
       // Words the model does not know embed like empty text: they have no neighbours to offer.
-      if (isEmptyLike(vector, empty)) continue;
-      matrix.set(vector, kept.length * dims);
-      kept.push(word);
+      if (!isEmptyLike(vector, empty)) items.push({ id: word, vector });
     }
-    this.terms = kept;
-    this.matrix = matrix.subarray(0, kept.length * dims);
+    // The same exact inner-product index as the chunks' (faiss when it loads): a vocabulary scan per query word.
+    const index = createVectorIndex({ dims: this.embedder.dims, backend: 'auto', kind: 'flat', hnswThreshold: Number.MAX_SAFE_INTEGER });
+    index.upsert(items);
+    this.index = index;
+    this.terms = items.map((i) => i.id);
+    this.rows = new Map(items.map((item, row) => [item.id, row]));
     this.queryVectors.clear();
   }
 
   async expand(query: string): Promise<Array<{ term: string; weight: number }>> {
-    if (this.terms.length === 0) return [];
+    const index = this.index;
+    if (!index || index.size === 0) return [];
     const words = [...new Set(tokenizeForSearch(query).filter((t) => PLAIN_WORD.test(t) && !QUERY_STOP_WORDS.has(t)))];
+    await this.embedUnseen(words);
     const best = new Map<string, number>();
     for (const word of words) {
-      const vector = await this.vectorOf(word);
+      const vector = this.queryVectors.get(word);
       if (!vector) continue;
-      for (const { term, score } of this.nearest(vector, word, words)) best.set(term, Math.max(best.get(term) ?? 0, score));
+      // A few extra candidates: inflections of the query words are skipped below.
+      let taken = 0;
+      for (const hit of index.search(vector, Math.min(index.size, NEIGHBOURS_PER_TERM + 8))) {
+        if (hit.score < MIN_SIMILARITY || taken >= NEIGHBOURS_PER_TERM) break;
+        // Inflections of a query word are the keyword index's job (prefix matching), not expansion's.
+        if (words.includes(hit.id) || hit.id.startsWith(word) || word.startsWith(hit.id)) continue;
+        best.set(hit.id, Math.max(best.get(hit.id) ?? 0, hit.score));
+        taken++;
+      }
     }
     return [...best].map(([term, score]) => ({ term, weight: EXPANSION_WEIGHT * score })).sort((a, b) => b.weight - a.weight);
   }
 
-  private async vectorOf(word: string): Promise<Float32Array | null> {
-    if (!this.queryVectors.has(word)) {
-      const [vector] = await this.embedder.embed([word]);
-      this.queryVectors.set(word, isEmptyLike(vector, await emptyTextVector(this.embedder)) ? null : vector);
-    }
-    return this.queryVectors.get(word)!;
-  }
-
-  private nearest(vector: Float32Array, word: string, queryWords: string[]): Array<{ term: string; score: number }> {
-    const dims = this.embedder.dims;
-    const top: Array<{ term: string; score: number }> = [];
-    for (let row = 0; row < this.terms.length; row++) {
-      let score = 0;
-      const offset = row * dims;
-      for (let d = 0; d < dims; d++) score += this.matrix[offset + d] * vector[d];
-      if (score < MIN_SIMILARITY) continue;
-      const term = this.terms[row];
-      // Inflections of a query word are the keyword index's job (prefix matching), not expansion's.
-      if (queryWords.includes(term) || term.startsWith(word) || word.startsWith(term)) continue;
-      top.push({ term, score });
-      top.sort((a, b) => b.score - a.score);
-      if (top.length > NEIGHBOURS_PER_TERM) top.pop();
-    }
-    return top;
+  /** Query words' vectors: from the vocabulary when the vault has the word, else embedded (one call). */
+  private async embedUnseen(words: string[]): Promise<void> {
+    const unseen = words.filter((w) => !this.queryVectors.has(w));
+    const fromVocabulary = unseen.filter((w) => this.rows.has(w));
+    for (const word of fromVocabulary) this.queryVectors.set(word, this.cache.get(termHash(word)) ?? null);
+    const toEmbed = unseen.filter((w) => !this.rows.has(w));
+    if (toEmbed.length === 0) return;
+    const [vectors, empty] = await Promise.all([this.embedder.embed(toEmbed), emptyTextVector(this.embedder)]);
+    toEmbed.forEach((word, i) => this.queryVectors.set(word, isEmptyLike(vectors[i], empty) ? null : vectors[i]));
   }
 }
