@@ -4,6 +4,7 @@ import { registerAskCommand } from './commands/ask.js';
 import { registerChunkCommand } from './commands/chunk.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerVaultCommands } from './commands/vaultCommands.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { fail } from './output.js';
 
@@ -14,6 +15,7 @@ const program = new Command('cairn')
 
 registerVaultCommands(program);
 registerWatchCommand(program);
+registerServeCommand(program);
 registerChunkCommand(program);
 registerEvalCommand(program);
 registerAskCommand(program);

@@ -47,13 +47,19 @@ async function invoke(api: CairnApi, call: ValidCall): Promise<unknown> {
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      request.resume(); // discard it, so that the 413 can still be answered
+      return reject(new HttpError(413, 'request body too large'));
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        chunks.length = 0;
+        request.removeAllListeners('data');
+        request.resume();
         reject(new HttpError(413, 'request body too large'));
-        request.destroy();
         return;
       }
       chunks.push(chunk);

@@ -132,8 +132,10 @@ function checkConfigValues(value: unknown): Record<string, unknown> {
   const schema = CONFIG_SCHEMA as Record<string, Record<string, OptionSpec>>;
   for (const [dotted, option] of entries) {
     const [section, key, ...rest] = dotted.split('.');
-    const spec = rest.length === 0 && key !== undefined && Object.hasOwn(schema, section) ? schema[section][key] : undefined;
-    if (!spec || !Object.hasOwn(schema[section], key)) throw new ApiArgumentError(`saveConfigValues: unknown option "${dotted.slice(0, 80)}"`);
+    // Own properties only: "constructor" or "__proto__" must not pass for an option.
+    const known = rest.length === 0 && key !== undefined && Object.hasOwn(schema, section) && Object.hasOwn(schema[section], key);
+    if (!known) throw new ApiArgumentError(`saveConfigValues: unknown option "${dotted.slice(0, 80)}"`);
+    const spec = schema[section][key];
     if (!hasOptionType(spec, option)) throw new ApiArgumentError(`saveConfigValues: ${dotted}: expected ${spec.type}, got ${describe(option)}`);
   }
   return values;

@@ -26,8 +26,11 @@ export interface StaticFile {
   contentType: string;
 }
 
-/** The file under `root` that `urlPath` names ("/" is index.html), or null when there is none or it would leave `root`. */
-export async function readStaticFile(root: string, urlPath: string, token: string): Promise<StaticFile | null> {
+/**
+ * The file under `root` that `urlPath` names ("/" is index.html), or null when there is none or it would leave `root`.
+ * `token`, when given, is added to the asset URLs of HTML pages (browser mode; the desktop app has none).
+ */
+export async function readStaticFile(root: string, urlPath: string, token: string | null): Promise<StaticFile | null> {
   let relative: string;
   try {
     relative = decodeURIComponent(urlPath);
@@ -42,7 +45,7 @@ export async function readStaticFile(root: string, urlPath: string, token: strin
     if (!(await stat(file)).isFile()) return null;
     const body = await readFile(file);
     const contentType = contentTypeOf(file);
-    if (path.extname(file) === '.html') return { body: Buffer.from(withTokenInAssetUrls(body.toString('utf8'), token)), contentType };
+    if (token && path.extname(file) === '.html') return { body: Buffer.from(withTokenInAssetUrls(body.toString('utf8'), token)), contentType };
     return { body, contentType };
   } catch {
     return null;

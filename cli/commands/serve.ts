@@ -1,0 +1,88 @@
+// `cairn serve`: the app in a web browser. Serves the built UI and the CairnApi on 127.0.0.1 behind a per-run token,
+// and prints the URL (token included) on stdout.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CairnApi } from '../../core/appApi.js';
+import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
+import { startHttpServer } from '../../core/server/httpServer.js';
+import { ensureRendererBuilt } from '../../core/server/rendererBuild.js';
+import { StartingApi } from '../../core/server/startingApi.js';
+import { CairnService } from '../../core/service/cairnService.js';
+import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
+
+interface ServeOptions extends CommonOptions {
+  port: number;
+  open: boolean;
+}
+
+export function registerServeCommand(program: Command): void {
+  withCommonOptions(program.command('serve').description('run the app in your web browser (on 127.0.0.1 only, behind a per-run token)'), { json: false })
+    .option('--port <n>', 'port to listen on; 0 picks a free one', port, 0)
+    .option('--no-open', 'do not open a browser; just print the URL')
+    .action((options: ServeOptions) => serve(options));
+}
+
+async function serve(options: ServeOptions): Promise<void> {
+  const log = (line: string) => process.stderr.write(`cairn: ${line}\n`);
+  const local = path.resolve('config.toml');
+  const configFile = options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
+  const dataRoot = options.dataDir ? path.resolve(options.dataDir) : defaultDataRoot();
+  await mkdir(dataRoot, { recursive: true });
+  const staticDir = await ensureRendererBuilt(log);
+
+  let service: CairnService | undefined;
+  const api = new StartingApi(await vaultToShow(options), async (listener) => {
+    service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, stateFile: path.join(dataRoot, 'recent-vaults.json'), listener });
+    return service satisfies CairnApi;
+  });
+  const server = await startHttpServer({ api, staticDir, port: options.port });
+  process.stdout.write(`Cairn is running at ${server.url}\n`);
+  log('press Ctrl-C to stop');
+  if (options.open) openBrowser(server.url);
+
+  const stop = async (code: number) => {
+    await server.close();
+    await service?.close();
+    process.exit(code);
+  };
+  api.ready.catch(async (error: unknown) => {
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    await stop(1);
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await stop(0);
+}
+
+/** The vault the UI should show as opening while the core starts (the config's, unless --vault says otherwise). */
+async function vaultToShow(options: CommonOptions): Promise<string | null> {
+  if (options.vault) return path.resolve(options.vault);
+  try {
+    return (await resolveConfig(options)).config.vault.path || null;
+  } catch {
+    return null; // An invalid config is the core's to report.
+  }
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`--port expects 0 to 65535, got "${value}"`);
+  return n;
+}
+
+/** Best effort: the OS's way of opening a URL; without one, the printed URL is there to copy. */
+function openBrowser(url: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
+    child.on('error', () => process.stderr.write('cairn: could not open a browser; open the URL above\n'));
+    child.unref();
+  } catch {
+    process.stderr.write('cairn: could not open a browser; open the URL above\n');
+  }
+}

@@ -1,0 +1,100 @@
+// The desktop shell's build, checked without the Electron binary (not installable here): electron/dist is built
+// with Vite, the built core host runs tsx-free in plain Node (with Node's IPC standing in for Electron's parentPort)
+// against a real vault copy and temp data folder, and the built sandboxed preload exposes exactly the api.
+import assert from 'node:assert/strict';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import type { AppEvent, AppState, SearchResponse } from '../core/appApi.ts';
+import { buildElectron } from '../electron/build.ts';
+import type { FromCore, ToCore } from '../electron/coreProtocol.ts';
+import { createWorkspace, type Workspace } from './support/workspace.ts';
+
+const HARNESS = fileURLToPath(new URL('./support/coreHostHarness.mjs', import.meta.url));
+let dist: string;
+let workspace: Workspace;
+let host: ChildProcess;
+const events: AppEvent[] = [];
+const waiters = new Map<number, (reply: Extract<FromCore, { kind: 'reply' }>) => void>();
+let nextId = 1;
+
+function call<T>(method: Extract<ToCore, { kind: 'call' }>['method'], args: unknown[]): Promise<T> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    waiters.set(id, (reply) => (reply.ok ? resolve(reply.result as T) : reject(new Error(reply.error))));
+    host.send({ kind: 'call', id, method, args } satisfies ToCore);
+  });
+}
+
+describe('the Electron build', { timeout: 120_000 }, () => {
+  before(async () => {
+    dist = await buildElectron();
+    workspace = await createWorkspace();
+  });
+
+  after(async () => {
+    if (host && host.exitCode === null) {
+      const exited = new Promise((resolve) => host.once('exit', resolve));
+      host.send({ kind: 'shutdown' } satisfies ToCore);
+      await exited;
+    }
+    await workspace?.remove();
+  });
+
+  test('builds main, core host, embedding worker and preload', () => {
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'preload.cjs']) assert.ok(existsSync(path.join(dist, file)), file);
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js']) {
+      const check = spawnSync(process.execPath, ['--check', path.join(dist, file)], { encoding: 'utf8' });
+      assert.equal(check.status, 0, check.stderr);
+    }
+    assert.doesNotMatch(readFileSync(path.join(dist, 'main.js'), 'utf8'), /from "tsx|\.ts"/);
+  });
+
+  test('the built core host runs without tsx: it indexes, searches (keyword and vector) and reads notes', async () => {
+    host = fork(HARNESS, [path.join(dist, 'coreHost.js')], {
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, CAIRN_CORE_OPTIONS: JSON.stringify({ configFile: workspace.configFile, vault: workspace.vault, dataDir: workspace.dataDir, stateFile: path.join(workspace.root, 'recent.json') }) },
+    });
+    host.on('message', (message: FromCore) => {
+      if (message.kind === 'event') events.push(message.event);
+      else if (message.kind === 'reply') waiters.get(message.id)?.(message);
+    });
+    let state = await call<AppState>('getState', []);
+    for (let i = 0; !state.status && i < 300; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      state = await call<AppState>('getState', []);
+    }
+    assert.equal(state.status?.notes, 15);
+    assert.ok(events.some((e) => e.type === 'indexing-finished'));
+    const response = await call<SearchResponse>('search', [{ query: 'chunk size' }]);
+    assert.equal(response.results[0]?.path, 'Configuration/Chunking.md');
+    assert.ok(response.results.some((r) => r.explain.vectorRank !== null), 'the embedding worker (built JS) answered');
+    const note = await call<{ title: string }>('getNote', ['Configuration/Chunking.md']);
+    assert.equal(note.title, 'Chunking');
+    await assert.rejects(call('getNote', ['Nope.md']), /not an indexed note/);
+  });
+
+  test('the built preload, run as Electron runs a sandboxed preload, exposes exactly the api', () => {
+    const exposed: Record<string, unknown> = {};
+    const electron = {
+      contextBridge: { exposeInMainWorld: (key: string, value: unknown) => (exposed[key] = value) },
+      ipcRenderer: { invoke: async () => ({ ok: true, result: null }), on: () => {}, removeListener: () => {} },
+    };
+    const required: string[] = [];
+    const sandboxRequire = (name: string) => {
+      required.push(name);
+      if (name !== 'electron') throw new Error(`a sandboxed preload cannot require ${name}`);
+      return electron;
+    };
+    const source = readFileSync(path.join(dist, 'preload.cjs'), 'utf8');
+    vm.runInNewContext(`(function (require, module, exports) {${source}\n})`, {})(sandboxRequire, { exports: {} }, {});
+    assert.deepEqual(required, ['electron']);
+    assert.deepEqual(Object.keys(exposed), ['cairn']);
+    assert.deepEqual(Object.keys(exposed.cairn as object).sort(), ['chooseFolder', 'getConfig', 'getNote', 'getState', 'openInEditor', 'openVault', 'resolveLink', 'saveConfigText', 'saveConfigValues', 'search', 'subscribe']);
+  });
+});

@@ -1,0 +1,238 @@
+// The app shell: the search/ask box on top, results on the left, the open note on the right, indexing status at
+// the bottom; settings and the vault picker replace the workspace when open.
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { SearchResult } from '../../core/appApi.ts';
+import { AskPanel } from './components/AskPanel.tsx';
+import { FailedFiles } from './components/FailedFiles.tsx';
+import { IndexingStatus } from './components/IndexingStatus.tsx';
+import { NoteView, type NoteTarget } from './components/NoteView.tsx';
+import { ResultList } from './components/ResultList.tsx';
+import { SearchBar, type InputMode } from './components/SearchBar.tsx';
+import { Toasts } from './components/Toasts.tsx';
+import { VaultPicker } from './components/VaultPicker.tsx';
+import { baseName } from './format.ts';
+import { useAppModel } from './hooks/useAppModel.ts';
+import { useSearch } from './hooks/useSearch.ts';
+import type { SearchMode } from './search/searchMode.ts';
+import { SettingsView } from './settings/SettingsView.tsx';
+
+type Screen = 'workspace' | 'settings' | 'vaults';
+
+export function App() {
+  const { model, applyState } = useAppModel();
+  const vault = model.state?.vault ?? null;
+  const [screen, setScreen] = useState<Screen>('workspace');
+  const [query, setQuery] = useState('');
+  const [inputMode, setInputMode] = useState<InputMode>('search');
+  const [searchMode, setSearchMode] = useState<SearchMode>('hybrid');
+  const [question, setQuestion] = useState<string | null>(null);
+  const [selected, setSelected] = useState(0);
+  const [note, setNote] = useState<NoteTarget | null>(null);
+  const [openChunkId, setOpenChunkId] = useState<string | null>(null);
+  const [history, setHistory] = useState<NoteTarget[]>([]);
+  const [showFailed, setShowFailed] = useState(false);
+  const searchInput = useRef<HTMLInputElement>(null);
+
+  // In Ask mode the search runs for the submitted question, not for every keystroke.
+  const activeQuery = inputMode === 'ask' ? (question ?? '') : query;
+  const search = useSearch(activeQuery, searchMode, model.revision, !!vault);
+  const results = search.response?.results ?? [];
+
+  useEffect(() => setSelected(0), [search.response]);
+
+  const focusSearch = useCallback(() => {
+    setScreen('workspace');
+    // After the workspace (and the input) is back on screen.
+    requestAnimationFrame(() => {
+      searchInput.current?.focus();
+      searchInput.current?.select();
+    });
+  }, []);
+
+  // Ctrl/Cmd-K from anywhere in the page; the desktop menu sends the same request over IPC.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        focusSearch();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [focusSearch]);
+  useEffect(() => {
+    if (model.focusRequest > 0) focusSearch();
+  }, [model.focusRequest, focusSearch]);
+
+  const openNote = (target: NoteTarget, remember = true) => {
+    if (remember && note) setHistory((h) => [...h.slice(-49), note]);
+    setNote(target);
+  };
+  const openResult = (result: SearchResult) => {
+    setOpenChunkId(result.chunkId);
+    openNote({ path: result.path, citation: { startLine: result.startLine, endLine: result.endLine }, heading: null, headerPath: result.headerPath });
+  };
+  const back = () => {
+    const previous = history.at(-1);
+    if (!previous) return;
+    setHistory((h) => h.slice(0, -1));
+    setNote(previous);
+  };
+
+  const submit = () => {
+    if (inputMode === 'ask') {
+      if (query.trim()) setQuestion(query.trim());
+      return;
+    }
+    const result = results[selected];
+    if (result) openResult(result);
+  };
+  const clear = () => {
+    setQuery('');
+    setQuestion(null);
+  };
+
+  const noteReloadKey = note && model.changedNote?.path === note.path ? model.changedNote.revision : 0;
+  // A removed note disappears from the view.
+  useEffect(() => {
+    if (note && model.changedNote?.path === note.path && model.changedNote.change === 'removed') setNote(null);
+  }, [model.changedNote, note]);
+
+  const resultList = (
+    <ResultList
+      results={results}
+      query={search.response?.query ?? activeQuery}
+      selected={selected}
+      openChunkId={openChunkId}
+      stale={!!search.response && search.response.query !== activeQuery.trim()}
+      onSelect={setSelected}
+      onOpen={openResult}
+    />
+  );
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <div className="brand" aria-label="Cairn">
+          <svg viewBox="0 0 32 32" aria-hidden="true">
+            <path d="M6 28h20l-3-6H9z" fill="currentColor" opacity="0.55" />
+            <path d="M10 21h12l-2-5h-8z" fill="currentColor" opacity="0.8" />
+            <ellipse cx="16" cy="12" rx="4" ry="3" fill="currentColor" />
+          </svg>
+          <span>Cairn</span>
+        </div>
+        <SearchBar
+          ref={searchInput}
+          query={query}
+          onQueryChange={(q) => {
+            setQuery(q);
+            if (screen !== 'workspace') setScreen('workspace');
+          }}
+          inputMode={inputMode}
+          onInputModeChange={(m) => {
+            setInputMode(m);
+            setQuestion(null);
+            searchInput.current?.focus();
+          }}
+          searchMode={searchMode}
+          onSearchModeChange={setSearchMode}
+          onMove={(delta) => setSelected((s) => Math.max(0, Math.min(results.length - 1, s + delta)))}
+          onSubmit={submit}
+          onClear={clear}
+          loading={search.loading}
+          disabled={!vault}
+        />
+        <div className="topbar-actions">
+          {vault && (
+            <button type="button" className="ghost vault-button" title={vault} onClick={() => setScreen(screen === 'vaults' ? 'workspace' : 'vaults')} data-testid="vault-button">
+              {baseName(vault)}
+            </button>
+          )}
+          <button type="button" className={`ghost${screen === 'settings' ? ' active' : ''}`} onClick={() => setScreen(screen === 'settings' ? 'workspace' : 'settings')} data-testid="settings-button" aria-label="Settings">
+            <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
+              <path
+                fill="currentColor"
+                d="M11.3 1.5l.4 2.2c.6.2 1.1.5 1.6.9l2.1-.8 1.3 2.3-1.7 1.4c.1.6.1 1.2 0 1.8l1.7 1.4-1.3 2.3-2.1-.8c-.5.4-1 .7-1.6.9l-.4 2.2H8.7l-.4-2.2c-.6-.2-1.1-.5-1.6-.9l-2.1.8-1.3-2.3L5 9.3c-.1-.6-.1-1.2 0-1.8L3.3 6.1l1.3-2.3 2.1.8c.5-.4 1-.7 1.6-.9l.4-2.2h2.6zM10 6.5a2.5 2.5 0 100 5 2.5 2.5 0 000-5z"
+                transform="translate(0 1)"
+              />
+            </svg>
+            <span>Settings</span>
+          </button>
+        </div>
+      </header>
+
+      <main className="workspace">
+        {!model.state ? (
+          <div className="empty-state centered">
+            <p className="muted">Connecting to Cairn…</p>
+          </div>
+        ) : screen === 'settings' ? (
+          <SettingsView onClose={() => setScreen('workspace')} reloadKey={`${model.configRevision}:${model.indexRevision}`} />
+        ) : !vault || screen === 'vaults' ? (
+          <VaultPicker
+            state={model.state}
+            onOpened={(state) => {
+              applyState(state);
+              setNote(null);
+              setHistory([]);
+              setScreen('workspace');
+            }}
+            onCancel={vault ? () => setScreen('workspace') : undefined}
+          />
+        ) : (
+          <div className="panes">
+            <section className="results-pane" aria-label="Results">
+              {search.error && (
+                <div className="banner danger" role="alert">
+                  Search failed: {search.error}
+                </div>
+              )}
+              {inputMode === 'ask' && question ? (
+                <AskPanel question={question}>{resultList}</AskPanel>
+              ) : activeQuery.trim() ? (
+                search.response && results.length === 0 && !search.loading ? (
+                  <div className="empty-state" data-testid="no-results">
+                    <h2>No passages match “{activeQuery.trim()}”</h2>
+                    <p className="muted">Try other words, or switch the mode to Meaning to search by similarity.</p>
+                  </div>
+                ) : (
+                  <>
+                    {search.response && (
+                      <p className="results-summary muted small" data-testid="results-summary">
+                        {results.length} passage{results.length === 1 ? '' : 's'} · {search.response.mode} · {Math.round(search.response.tookMs)} ms
+                        {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
+                      </p>
+                    )}
+                    {resultList}
+                  </>
+                )
+              ) : (
+                <div className="empty-state" data-testid="search-empty">
+                  <h2>{inputMode === 'ask' ? 'Ask a question' : 'Search your notes'}</h2>
+                  <p className="muted">
+                    {inputMode === 'ask'
+                      ? 'Type a question and press Enter. Cairn finds the passages of your notes that answer it.'
+                      : 'Results appear as you type, each cited as note › heading with its lines. ↑ ↓ to move, Enter to open, Esc to clear.'}
+                  </p>
+                </div>
+              )}
+            </section>
+            <section className="note-pane" aria-label="Note">
+              {note ? (
+                <NoteView target={note} vault={vault} reloadKey={noteReloadKey} canGoBack={history.length > 0} onBack={back} onNavigate={(t) => openNote(t)} />
+              ) : (
+                <div className="empty-state centered">
+                  <p className="muted">Open a result to read the note, with the cited passage highlighted.</p>
+                </div>
+              )}
+            </section>
+          </div>
+        )}
+      </main>
+
+      <IndexingStatus model={model} onShowFailed={() => setShowFailed(true)} onShowSettings={() => setScreen('settings')} />
+      {showFailed && <FailedFiles files={model.failedFiles} onClose={() => setShowFailed(false)} />}
+      <Toasts />
+    </div>
+  );
+}

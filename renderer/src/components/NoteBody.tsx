@@ -1,0 +1,136 @@
+// The rendered note: sanitised DOM inserted as nodes, cited lines highlighted, scrolled to the cited heading,
+// and links handled inside the app (wikilinks and vault-relative links resolved through the api).
+import { useEffect, useLayoutEffect, useRef, type MouseEvent } from 'react';
+import { useApi } from '../api/ApiContext.tsx';
+import { linesBefore, renderNoteBody } from '../markdown/renderNote.ts';
+
+export interface Citation {
+  startLine: number;
+  endLine: number;
+}
+
+interface NoteBodyProps {
+  path: string;
+  text: string;
+  bodyStart: number;
+  citation: Citation | null;
+  heading: string | null;
+  onNavigate(path: string, heading: string | null): void;
+  onUnresolved(target: string): void;
+}
+
+export function NoteBody({ path, text, bodyStart, citation, heading, onNavigate, onUnresolved }: NoteBodyProps) {
+  const { api } = useApi();
+  const container = useRef<HTMLDivElement>(null);
+
+  // Render and insert: layout effect, so that highlighting and scrolling below find the nodes in place.
+  useLayoutEffect(() => {
+    const body = container.current!;
+    body.replaceChildren(renderNoteBody(text.slice(bodyStart), linesBefore(text, bodyStart)));
+    markCitation(body, citation);
+    const target = (heading && findHeading(body, heading)) || body.querySelector<HTMLElement>('.cited');
+    scrollToShow(body.closest<HTMLElement>('.note-scroll'), target);
+    if (heading && target) flash(target);
+  }, [text, bodyStart, citation, heading]);
+
+  // Resolve every wikilink target once, then mark links as resolved (with their path) or unresolved.
+  useEffect(() => {
+    const body = container.current!;
+    const links = [...body.querySelectorAll<HTMLAnchorElement>('a[data-wikilink], a[data-vault-link]')];
+    const targets = [...new Set(links.map(linkTarget).filter((t): t is string => !!t))];
+    let live = true;
+    void Promise.all(targets.map(async (t) => [t, await api.resolveLink(t, path).catch(() => null)] as const)).then((pairs) => {
+      if (!live) return;
+      const resolved = new Map(pairs);
+      for (const link of links) {
+        const t = linkTarget(link);
+        const found = t ? resolved.get(t) : path; // [[#Heading]] points into this note
+        if (found) {
+          link.dataset.resolved = found;
+          link.classList.remove('unresolved');
+          link.title = found;
+        } else {
+          link.classList.add('unresolved');
+          link.title = `No note "${t}" in this vault`;
+        }
+      }
+    });
+    return () => {
+      live = false;
+    };
+  }, [api, path, text]);
+
+  const onClick = (event: MouseEvent<HTMLDivElement>) => {
+    const link = (event.target as Element).closest('a');
+    if (!link) return;
+    const href = link.getAttribute('href') ?? '';
+    // External links open in the browser / OS (target=_blank); everything else stays in the app.
+    if (/^(https?:|mailto:)/i.test(href)) return;
+    event.preventDefault();
+    if (link.hasAttribute('data-wikilink') || link.hasAttribute('data-vault-link')) {
+      const resolved = link.dataset.resolved;
+      const headingRef = link.dataset.heading || fragmentOf(link.getAttribute('data-vault-link')) || null;
+      if (resolved) onNavigate(resolved, headingRef);
+      else onUnresolved(linkTarget(link) ?? '');
+    } else if (href.startsWith('#') && href.length > 1) {
+      const target = findHeading(container.current!, decodeURIComponent(href.slice(1)).replace(/-/g, ' '));
+      target?.scrollIntoView({ block: 'start' });
+    }
+  };
+
+  return <div className="note-body markdown" data-testid="note-body" ref={container} onClick={onClick} />;
+}
+
+function linkTarget(link: HTMLAnchorElement): string | null {
+  const wikilink = link.getAttribute('data-wikilink');
+  if (wikilink !== null) return wikilink || null;
+  const href = link.getAttribute('data-vault-link') ?? '';
+  const withoutFragment = href.split('#')[0];
+  try {
+    return decodeURIComponent(withoutFragment) || null;
+  } catch {
+    return withoutFragment || null;
+  }
+}
+
+function fragmentOf(href: string | null): string | null {
+  const hash = href?.indexOf('#') ?? -1;
+  return hash >= 0 ? decodeURIComponent(href!.slice(hash + 1)).replace(/-/g, ' ') : null;
+}
+
+/** Highlights the top-level blocks whose source lines overlap the citation. */
+function markCitation(body: HTMLElement, citation: Citation | null): void {
+  if (!citation) return;
+  for (const block of body.children) {
+    const start = Number(block.getAttribute('data-source-line'));
+    const end = Number(block.getAttribute('data-source-end'));
+    if (!start || !end) continue;
+    if (start <= citation.endLine && end >= citation.startLine) block.classList.add('cited');
+  }
+}
+
+/** The heading of that name, or for "^id" the block with that Obsidian block id. */
+function findHeading(body: HTMLElement, heading: string): HTMLElement | null {
+  if (heading.startsWith('^')) return [...body.querySelectorAll<HTMLElement>('[data-block-id]')].find((el) => el.dataset.blockId === heading.slice(1)) ?? null;
+  const wanted = normalise(heading);
+  return [...body.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6')].find((h) => normalise(h.textContent ?? '') === wanted) ?? null;
+}
+
+function normalise(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/** Shows `target` near the top of the note pane; a target already visible from the top keeps the note's header in view. */
+function scrollToShow(scroller: HTMLElement | null, target: HTMLElement | null) {
+  if (!scroller) return;
+  scroller.scrollTop = 0;
+  if (!target) return;
+  const offset = target.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+  // Below the sticky toolbar, with a little air.
+  if (offset > scroller.clientHeight * 0.45) scroller.scrollTop = offset - 72;
+}
+
+function flash(element: HTMLElement) {
+  element.classList.add('flash');
+  setTimeout(() => element.classList.remove('flash'), 1600);
+}

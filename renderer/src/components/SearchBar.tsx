@@ -1,0 +1,73 @@
+// The one box: search as you type, or (Ask) a question submitted with Enter. ↑/↓ move through the results,
+// Enter opens the selected one, Esc clears. Ctrl/Cmd-K focuses it from anywhere (see App).
+import { forwardRef, type KeyboardEvent } from 'react';
+import { SEARCH_MODES, type SearchMode } from '../search/searchMode.ts';
+
+export type InputMode = 'search' | 'ask';
+
+interface SearchBarProps {
+  query: string;
+  onQueryChange(query: string): void;
+  inputMode: InputMode;
+  onInputModeChange(mode: InputMode): void;
+  searchMode: SearchMode;
+  onSearchModeChange(mode: SearchMode): void;
+  onMove(delta: 1 | -1): void;
+  onSubmit(): void;
+  onClear(): void;
+  loading: boolean;
+  disabled: boolean;
+}
+
+const isMac = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform);
+
+export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function SearchBar(props, ref) {
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'ArrowDown') props.onMove(1);
+    else if (event.key === 'ArrowUp') props.onMove(-1);
+    else if (event.key === 'Enter') props.onSubmit();
+    else if (event.key === 'Escape') props.onClear();
+    else return;
+    event.preventDefault();
+  };
+  const asking = props.inputMode === 'ask';
+  return (
+    <div className="search-bar" role="search">
+      <div className="segmented" role="tablist" aria-label="Search or ask">
+        {(['search', 'ask'] as const).map((mode) => (
+          <button key={mode} type="button" role="tab" aria-selected={props.inputMode === mode} className={props.inputMode === mode ? 'active' : ''} onClick={() => props.onInputModeChange(mode)}>
+            {mode === 'search' ? 'Search' : 'Ask'}
+          </button>
+        ))}
+      </div>
+      <div className="search-input-wrap">
+        <svg className="search-icon" viewBox="0 0 20 20" aria-hidden="true">
+          <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" strokeWidth="1.8" />
+          <path d="M13 13l4.5 4.5" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
+        </svg>
+        <input
+          ref={ref}
+          data-testid="search-input"
+          type="search"
+          value={props.query}
+          disabled={props.disabled}
+          placeholder={asking ? 'Ask your notes a question and press Enter' : 'Search your notes'}
+          aria-label={asking ? 'Question' : 'Search'}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(event) => props.onQueryChange(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        {props.loading && <span className="spinner" aria-label="Searching" />}
+        <kbd className="shortcut-hint">{isMac ? '⌘K' : 'Ctrl K'}</kbd>
+      </div>
+      <select className="mode-select" aria-label="Search mode" data-testid="search-mode" value={props.searchMode} onChange={(event) => props.onSearchModeChange(event.target.value as SearchMode)}>
+        {SEARCH_MODES.map((m) => (
+          <option key={m.mode} value={m.mode} title={m.hint}>
+            {m.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+});

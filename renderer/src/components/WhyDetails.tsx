@@ -1,0 +1,28 @@
+// Why a result ranks where it does: the explanation the core's fusion keeps for every hit.
+import type { SearchResult } from '../../../core/appApi.ts';
+
+export function WhyDetails({ result }: { result: SearchResult }) {
+  const { explain } = result;
+  const rows: Array<[string, string]> = [
+    ['Keyword rank', explain.keywordRank ? `#${explain.keywordRank}` : '—'],
+    ['Vector rank', explain.vectorRank ? `#${explain.vectorRank}` : '—'],
+    ['Fusion (RRF)', explain.rrf.toFixed(4)],
+    ['Graph lift', explain.graph ? `linked with ${explain.graph.from} (+${explain.graph.score.toFixed(4)})` : '—'],
+    ['Recency', explain.recency > 1 ? `×${explain.recency}` : '—'],
+    ['Exact title', explain.exactTitle ? 'yes' : 'no'],
+    ['Score', result.score.toFixed(4)],
+  ];
+  return (
+    <details className="why" onClick={(event) => event.stopPropagation()}>
+      <summary>Why this result</summary>
+      <dl>
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </details>
+  );
+}

@@ -1,0 +1,44 @@
+// Every failure the user should know about ends up here: failed api calls, `error` events, rejected configs.
+// Errors stay until dismissed; information fades after a few seconds.
+import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
+
+export interface Toast {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+interface ToastApi {
+  toasts: Toast[];
+  notify(kind: Toast['kind'], text: string): void;
+  /** Reports a failed call: "Search failed: <reason>". */
+  reportError(what: string, error: unknown): void;
+  dismiss(id: number): void;
+}
+
+const ToastContext = createContext<ToastApi | null>(null);
+const INFO_MS = 5000;
+
+export function ToastProvider({ children }: { children: ReactNode }) {
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const nextId = useRef(1);
+  const dismiss = useCallback((id: number) => setToasts((list) => list.filter((t) => t.id !== id)), []);
+  const notify = useCallback(
+    (kind: Toast['kind'], text: string) => {
+      const id = nextId.current++;
+      // The same message twice in a row is shown once.
+      setToasts((list) => (list.some((t) => t.text === text && t.kind === kind) ? list : [...list.slice(-4), { id, kind, text }]));
+      if (kind === 'info') setTimeout(() => dismiss(id), INFO_MS);
+    },
+    [dismiss],
+  );
+  const reportError = useCallback((what: string, error: unknown) => notify('error', `${what}: ${error instanceof Error ? error.message : String(error)}`), [notify]);
+  const value = useMemo(() => ({ toasts, notify, reportError, dismiss }), [toasts, notify, reportError, dismiss]);
+  return <ToastContext.Provider value={value}>{children}</ToastContext.Provider>;
+}
+
+export function useToasts(): ToastApi {
+  const value = useContext(ToastContext);
+  if (!value) throw new Error('useToasts outside <ToastProvider>');
+  return value;
+}

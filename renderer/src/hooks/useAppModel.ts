@@ -1,0 +1,109 @@
+// The app's view of the core: AppState plus what the event stream says between states (indexing progress, rebuild
+// reason, failed files, config problems), and a revision number that moves whenever the index content changes, so
+// that open searches and notes refresh themselves without a reload.
+import { useCallback, useEffect, useReducer } from 'react';
+import type { AppEvent, AppState, ConfigProblem, FileStatus, IndexEvent } from '../../../core/appApi.ts';
+import type { UiEvent } from '../api/desktopApi.ts';
+import { useApi } from '../api/ApiContext.tsx';
+import { useToasts } from './toasts.tsx';
+
+type Progress = Extract<IndexEvent, { type: 'progress' }>;
+type Summary = Extract<IndexEvent, { type: 'indexing-finished' }>['summary'];
+
+export interface AppModel {
+  state: AppState | null;
+  progress: Progress | null;
+  rebuilding: string | null;
+  failedFiles: FileStatus[];
+  configProblem: ConfigProblem | null;
+  lastSummary: Summary | null;
+  /** Moves when notes were (re)indexed or changed. */
+  revision: number;
+  /** The last note that changed on disk. */
+  changedNote: { path: string; change: 'added' | 'changed' | 'removed'; revision: number } | null;
+  /** Moves when an indexing run finished. */
+  indexRevision: number;
+  /** Moves when the core applied or rejected a config.toml. */
+  configRevision: number;
+  /** Moves when the desktop menu asks to focus the search box. */
+  focusRequest: number;
+}
+
+const initial: AppModel = { state: null, progress: null, rebuilding: null, failedFiles: [], configProblem: null, lastSummary: null, revision: 0, changedNote: null, indexRevision: 0, configRevision: 0, focusRequest: 0 };
+
+function reduce(model: AppModel, event: UiEvent): AppModel {
+  switch (event.type) {
+    case 'state': {
+      const { state } = event;
+      const vaultChanged = state.vault !== model.state?.vault;
+      return {
+        ...model,
+        state,
+        progress: state.indexing,
+        rebuilding: state.rebuilding,
+        failedFiles: state.failedFiles,
+        configProblem: state.configProblem,
+        revision: vaultChanged || countsChanged(model.state, state) ? model.revision + 1 : model.revision,
+      };
+    }
+    case 'rebuild-started':
+      return { ...model, rebuilding: event.reason };
+    case 'indexing-started':
+      return { ...model, progress: { type: 'progress', phase: 'scan', done: 0, total: event.files } };
+    case 'progress':
+      return { ...model, progress: event };
+    case 'file-failed':
+      return { ...model, failedFiles: [...model.failedFiles.filter((f) => f.path !== event.path), { path: event.path, state: 'failed', reason: event.reason }] };
+    case 'indexing-finished':
+      return { ...model, progress: null, rebuilding: null, lastSummary: event.summary, revision: model.revision + 1, indexRevision: model.indexRevision + 1 };
+    case 'note-changed':
+      return { ...model, revision: model.revision + 1, changedNote: { path: event.path, change: event.change, revision: model.revision + 1 } };
+    case 'config-applied':
+      return { ...model, configProblem: null, configRevision: model.configRevision + 1 };
+    case 'config-rejected':
+      return { ...model, configProblem: event.problem, configRevision: model.configRevision + 1 };
+    case 'focus-search':
+      return { ...model, focusRequest: model.focusRequest + 1 };
+    case 'error':
+      return model;
+  }
+}
+
+function countsChanged(before: AppState | null, after: AppState): boolean {
+  return before?.status?.notes !== after.status?.notes || before?.status?.chunks !== after.status?.chunks;
+}
+
+export function useAppModel(): { model: AppModel; applyState(state: AppState): void } {
+  const { api } = useApi();
+  const { notify, reportError } = useToasts();
+  const [model, dispatch] = useReducer(reduce, initial);
+
+  useEffect(() => {
+    let live = true;
+    const unsubscribe = api.subscribe((event: AppEvent) => {
+      if (!live) return;
+      dispatch(event);
+      if (event.type === 'error') notify('error', event.message);
+      else if (event.type === 'config-rejected') notify('error', `config.toml was not applied: ${describeProblem(event.problem)}`);
+      else if (event.type === 'config-applied') notify('info', event.rebuild ? `Settings applied; rebuilding the index (${event.rebuild}).` : 'Settings applied.');
+      // Counts, model and the like change with indexing: fetch the state that goes with the new index.
+      else if (event.type === 'indexing-finished') void api.getState().then((state) => live && dispatch({ type: 'state', state }), () => {});
+    });
+    api.getState().then(
+      (state) => live && dispatch({ type: 'state', state }),
+      (error: unknown) => reportError('Could not load the app state', error),
+    );
+    return () => {
+      live = false;
+      unsubscribe();
+    };
+  }, [api, notify, reportError]);
+
+  const applyState = useCallback((state: AppState) => dispatch({ type: 'state', state }), []);
+  return { model, applyState };
+}
+
+export function describeProblem(problem: ConfigProblem): string {
+  const where = problem.line ? ` (line ${problem.line}${problem.column ? `, column ${problem.column}` : ''})` : '';
+  return `${problem.key ? `${problem.key}: ` : ''}${problem.message}${where}`;
+}

@@ -1,0 +1,54 @@
+// The only way note HTML reaches the page: markdown-it output through DOMPurify, returned as a DOM fragment (never
+// re-serialised and re-parsed). Notes may hold hostile HTML (<script>, on* handlers, javascript: links): all of it is
+// dropped. Links to the web open outside the app; images other than data: URLs are not fetched (no remote content).
+import DOMPurify from 'dompurify';
+
+const purifier = DOMPurify(window);
+
+const EXTERNAL = /^(https?:|mailto:)/i;
+const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+purifier.addHook('afterSanitizeAttributes', (node) => {
+  if (node instanceof HTMLAnchorElement) {
+    const href = node.getAttribute('href') ?? '';
+    if (EXTERNAL.test(href)) {
+      node.setAttribute('target', '_blank');
+      node.setAttribute('rel', 'noopener noreferrer');
+      node.classList.add('external-link');
+    } else if (ANY_SCHEME.test(href)) {
+      // tel:, ftp:, file:… have no business in the note view: keep the text, drop the link.
+      node.removeAttribute('href');
+    } else if (href && !href.startsWith('#') && !node.hasAttribute('data-wikilink')) {
+      node.setAttribute('data-vault-link', href);
+    }
+  }
+  if (node instanceof HTMLImageElement) {
+    const src = node.getAttribute('src') ?? '';
+    if (!/^data:image\//i.test(src)) {
+      node.removeAttribute('src');
+      node.removeAttribute('srcset');
+      node.setAttribute('data-blocked-src', src);
+    }
+  }
+});
+
+const CONFIG = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'link', 'meta', 'base'],
+  FORBID_ATTR: ['style', 'id', 'name', 'srcset'],
+  ADD_ATTR: ['target'],
+  RETURN_DOM_FRAGMENT: true as const,
+};
+
+export function sanitizeToFragment(html: string): DocumentFragment {
+  const fragment = purifier.sanitize(html, CONFIG);
+  // Images that would load from elsewhere show as their description instead.
+  for (const img of fragment.querySelectorAll('img[data-blocked-src]')) {
+    const placeholder = document.createElement('span');
+    placeholder.className = 'image-placeholder';
+    placeholder.textContent = `[image: ${img.getAttribute('alt') || img.getAttribute('data-blocked-src') || 'not shown'}]`;
+    placeholder.title = 'Images from outside the note are not loaded';
+    img.replaceWith(placeholder);
+  }
+  return fragment;
+}

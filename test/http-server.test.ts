@@ -1,0 +1,322 @@
+// The browser-mode HTTP server against a small in-test CairnApi: who gets in (token, Host, Origin), what it sends
+// (CSP, content types), and that api calls and events travel intact.
+import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
+import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
+import { StartingApi } from '../core/server/startingApi.js';
+
+/** Records calls, answers with fixed values, and lets the test push events. */
+class RecordingApi implements CairnApi {
+  readonly calls: Array<{ method: string; args: unknown[] }> = [];
+  readonly listeners = new Set<(event: AppEvent) => void>();
+  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+  private note(method: string, args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+  async getState() {
+    this.note('getState', []);
+    return this.state;
+  }
+  async openVault(folder: string) {
+    this.note('openVault', [folder]);
+    return { ...this.state, vault: folder };
+  }
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    this.note('search', [request]);
+    return { query: request.query, mode: request.mode ?? 'hybrid', results: [], expansions: [], tookMs: 1 };
+  }
+  async getNote(notePath: string): Promise<NoteView> {
+    this.note('getNote', [notePath]);
+    if (notePath === 'Missing.md') throw new Error('no note Missing.md in the index');
+    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], outgoing: [], backlinks: [], related: [] };
+  }
+  async resolveLink(target: string, fromPath: string) {
+    this.note('resolveLink', [target, fromPath]);
+    return target === 'Known' ? 'Known.md' : null;
+  }
+  async getConfig(): Promise<ConfigView> {
+    return { file: 'config.toml', text: '', options: [] };
+  }
+  async saveConfigText(text: string): Promise<SaveConfigResult> {
+    this.note('saveConfigText', [text]);
+    return { ok: true };
+  }
+  async saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult> {
+    this.note('saveConfigValues', [values]);
+    return { ok: true, rebuild: 'chunking changed' };
+  }
+  async openInEditor(notePath: string) {
+    this.note('openInEditor', [notePath]);
+  }
+  subscribe(listener: (event: AppEvent) => void) {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+}
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP request (fetch may not set Host). */
+function send(server: RunningHttpServer, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: server.port, method: options.method ?? 'GET', path: options.path, headers: { host: `127.0.0.1:${server.port}`, ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+function call(server: RunningHttpServer, method: string, args: unknown, headers: Record<string, string> = {}) {
+  return send(server, {
+    method: 'POST',
+    path: `/api/${method}`,
+    headers: { 'content-type': 'application/json', 'x-cairn-token': server.token, ...headers },
+    body: JSON.stringify(args),
+  });
+}
+
+describe('browser-mode HTTP server', () => {
+  const api = new RecordingApi();
+  let server: RunningHttpServer;
+  let staticDir: string;
+
+  before(async () => {
+    staticDir = await mkdtemp(path.join(tmpdir(), 'cairn-http-'));
+    await mkdir(path.join(staticDir, 'assets'));
+    await writeFile(path.join(staticDir, 'index.html'), '<!doctype html><script type="module" src="/assets/app.js"></script><link rel="stylesheet" href="/assets/app.css">');
+    await writeFile(path.join(staticDir, 'assets', 'app.js'), 'console.log(1)');
+    await writeFile(path.join(staticDir, 'assets', 'app.css'), 'body{}');
+    await writeFile(path.join(path.dirname(staticDir), 'cairn-http-secret.txt'), 'secret');
+    server = await startHttpServer({ api, staticDir, port: 0 });
+  });
+
+  after(async () => {
+    await server.close();
+    await rm(staticDir, { recursive: true, force: true });
+    await rm(path.join(path.dirname(staticDir), 'cairn-http-secret.txt'), { force: true });
+  });
+
+  test('binds to 127.0.0.1 only and prints a tokened URL', () => {
+    assert.equal(server.address, '127.0.0.1');
+    assert.match(server.url, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=[A-Za-z0-9_-]{20,}$`));
+  });
+
+  test('the page needs the token; served, its asset URLs carry it', async () => {
+    assert.equal((await send(server, { path: '/' })).status, 403);
+    assert.equal((await send(server, { path: '/?token=wrong' })).status, 403);
+    const page = await send(server, { path: `/?token=${server.token}` });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.ok(page.body.includes(`src="/assets/app.js?token=${server.token}"`));
+    assert.ok(page.body.includes(`href="/assets/app.css?token=${server.token}"`));
+    assert.equal((await send(server, { path: '/assets/app.js' })).status, 403);
+    const script = await send(server, { path: `/assets/app.js?token=${server.token}` });
+    assert.equal(script.status, 200);
+    assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
+    assert.equal((await send(server, { path: `/assets/app.css?token=${server.token}` })).headers['content-type'], 'text/css; charset=utf-8');
+  });
+
+  test('sends the strict CSP on pages, api replies and refusals', async () => {
+    for (const reply of [await send(server, { path: `/?token=${server.token}` }), await call(server, 'getState', []), await send(server, { path: '/' })]) {
+      assert.equal(reply.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
+      assert.equal(reply.headers['x-content-type-options'], 'nosniff');
+    }
+    assert.match(CONTENT_SECURITY_POLICY, /script-src 'self';/);
+    assert.match(CONTENT_SECURITY_POLICY, /frame-ancestors 'none'/);
+  });
+
+  test('api calls need the token in the header (not the query)', async () => {
+    const noToken = await send(server, { method: 'POST', path: '/api/getState', headers: { 'content-type': 'application/json' }, body: '[]' });
+    assert.equal(noToken.status, 403);
+    const queryToken = await send(server, { method: 'POST', path: `/api/getState?token=${server.token}`, headers: { 'content-type': 'application/json' }, body: '[]' });
+    assert.equal(queryToken.status, 403);
+    assert.equal((await call(server, 'getState', [], { 'x-cairn-token': 'nope' })).status, 403);
+  });
+
+  test('a wrong Host header is refused (DNS rebinding)', async () => {
+    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, `0.0.0.0:${server.port}`]) {
+      const reply = await send(server, { path: `/?token=${server.token}`, headers: { host } });
+      assert.equal(reply.status, 403, host);
+      assert.equal((await call(server, 'getState', [], { host })).status, 403, host);
+    }
+    assert.equal((await send(server, { path: `/?token=${server.token}`, headers: { host: `localhost:${server.port}` } })).status, 200);
+  });
+
+  test('a foreign Origin is refused; our own is accepted', async () => {
+    assert.equal((await call(server, 'getState', [], { origin: 'https://evil.example' })).status, 403);
+    assert.equal((await call(server, 'getState', [], { origin: 'null' })).status, 403);
+    assert.equal((await call(server, 'getState', [], { origin: `http://localhost:${server.port + 1}` })).status, 403);
+    assert.equal((await call(server, 'getState', [], { origin: `http://127.0.0.1:${server.port}` })).status, 200);
+    assert.equal((await call(server, 'getState', [], { origin: `http://localhost:${server.port}` })).status, 200);
+  });
+
+  test('api calls round-trip their arguments and results', async () => {
+    const reply = await call(server, 'search', [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tag: 'x' } }]);
+    assert.equal(reply.status, 200);
+    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', mode: 'keyword', results: [], expansions: [], tookMs: 1 } });
+    assert.deepEqual(api.calls.at(-1), { method: 'search', args: [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tag: 'x' } }] });
+    assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Known', 'Folder/A.md'])).body), { result: 'Known.md' });
+    assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Other', 'Folder/A.md'])).body), { result: null });
+    assert.deepEqual(JSON.parse((await call(server, 'saveConfigValues', [{ 'chunking.max_chunk_chars': 800 }])).body), { result: { ok: true, rebuild: 'chunking changed' } });
+  });
+
+  test('errors of the core come back as 500 with their message', async () => {
+    const reply = await call(server, 'getNote', ['Missing.md']);
+    assert.equal(reply.status, 500);
+    assert.equal(JSON.parse(reply.body).error, 'no note Missing.md in the index');
+  });
+
+  test('bad arguments, unknown methods and non-JSON bodies are rejected before the core sees them', async () => {
+    const before = api.calls.length;
+    const cases: Array<[string, unknown]> = [
+      ['getNote', ['../../etc/passwd']],
+      ['getNote', ['/etc/passwd']],
+      ['getNote', [42]],
+      ['search', [{ query: 1 }]],
+      ['search', [{ query: 'x', evil: true }]],
+      ['saveConfigValues', [{ 'chunking.max_chunk_chars': 'big' }]],
+      ['nosuchMethod', []],
+      ['subscribe', []],
+      ['getState', {}],
+    ];
+    for (const [method, args] of cases) {
+      const reply = await call(server, method, args);
+      assert.equal(reply.status, 400, `${method} ${JSON.stringify(args)}`);
+      assert.ok(JSON.parse(reply.body).error);
+    }
+    const form = await send(server, { method: 'POST', path: '/api/getState', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-cairn-token': server.token }, body: 'a=1' });
+    assert.equal(form.status, 415);
+    const broken = await send(server, { method: 'POST', path: '/api/getState', headers: { 'content-type': 'application/json', 'x-cairn-token': server.token }, body: '[' });
+    assert.equal(broken.status, 400);
+    const huge = await send(server, { method: 'POST', path: '/api/saveConfigText', headers: { 'content-type': 'application/json', 'x-cairn-token': server.token }, body: JSON.stringify(['x'.repeat(3 * 1024 * 1024)]) });
+    assert.equal(huge.status, 413);
+    assert.equal(api.calls.length, before);
+  });
+
+  test('openInEditor is refused in browser mode with a clear reason', async () => {
+    const reply = await call(server, 'openInEditor', ['Folder/A.md']);
+    assert.equal(reply.status, 400);
+    assert.match(JSON.parse(reply.body).error, /desktop app/);
+    assert.ok(!api.calls.some((c) => c.method === 'openInEditor'));
+  });
+
+  test('static files never leave the build folder', async () => {
+    for (const p of ['/%2e%2e/cairn-http-secret.txt', '/..%2fcairn-http-secret.txt', '/assets/..%2f..%2fcairn-http-secret.txt']) {
+      const reply = await send(server, { path: `${p}?token=${server.token}` });
+      assert.equal(reply.status, 404, p);
+    }
+  });
+
+  test('the event stream needs the token and delivers AppEvents', async () => {
+    assert.equal((await send(server, { path: '/api/events' })).status, 403);
+    const events: AppEvent[] = [];
+    const received = new Promise<void>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, path: `/api/events?token=${server.token}`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
+        assert.equal(res.statusCode, 200);
+        assert.equal(res.headers['content-type'], 'text/event-stream; charset=utf-8');
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = frame.split('\n').find((line) => line.startsWith('data: '));
+            if (data) events.push(JSON.parse(data.slice(6)) as AppEvent);
+            if (events.length === 2) {
+              req.destroy();
+              resolve();
+            }
+          }
+        });
+      });
+      req.on('error', (error) => (events.length === 2 ? undefined : reject(error)));
+      req.end();
+    });
+    // Wait until the server has subscribed, then emit.
+    while (api.listeners.size === 0) await new Promise((r) => setTimeout(r, 5));
+    for (const listener of api.listeners) {
+      listener({ type: 'progress', phase: 'embed', done: 3, total: 10, etaSeconds: 2 });
+      listener({ type: 'note-changed', path: 'New.md', change: 'added' });
+    }
+    await received;
+    assert.deepEqual(events, [
+      { type: 'progress', phase: 'embed', done: 3, total: 10, etaSeconds: 2 },
+      { type: 'note-changed', path: 'New.md', change: 'added' },
+    ]);
+    // Closing the stream unsubscribes.
+    while (api.listeners.size > 0) await new Promise((r) => setTimeout(r, 5));
+  });
+});
+
+describe('StartingApi (the api while the core starts)', () => {
+  test('events flow from the start, getState shows the progress, other calls wait for the core', async () => {
+    const core = new RecordingApi();
+    let finishStart!: () => void;
+    let coreListener!: (event: AppEvent) => void;
+    const starting = new StartingApi('/notes', (listener) => {
+      coreListener = listener;
+      return new Promise((resolve) => (finishStart = () => resolve(core)));
+    });
+    const seen: AppEvent[] = [];
+    starting.subscribe((event) => seen.push(event));
+    coreListener({ type: 'rebuild-started', reason: 'no index yet' });
+    coreListener({ type: 'progress', phase: 'embed', done: 5, total: 50 });
+    const interim = await starting.getState();
+    assert.equal(interim.vault, '/notes');
+    assert.equal(interim.status, null);
+    assert.deepEqual(interim.indexing, { type: 'progress', phase: 'embed', done: 5, total: 50 });
+    assert.equal(interim.rebuilding, 'no index yet');
+    const searched = starting.search({ query: 'x' });
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(core.calls.length, 0, 'the call waits for the core');
+    finishStart();
+    assert.equal((await searched).query, 'x');
+    // Once ready it tells subscribers the real state (their earlier getState was only the interim one).
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen.map((e) => e.type), ['rebuild-started', 'progress', 'state']);
+    assert.deepEqual(await starting.getState(), core.state);
+  });
+
+  test('after the first indexing, getState waits for the core instead of answering out of date', async () => {
+    const core = new RecordingApi();
+    let finishStart!: () => void;
+    let coreListener!: (event: AppEvent) => void;
+    const starting = new StartingApi('/notes', (listener) => {
+      coreListener = listener;
+      return new Promise((resolve) => (finishStart = () => resolve(core)));
+    });
+    coreListener({ type: 'indexing-finished', summary: { notes: 1, chunks: 1, changedNotes: 1, removedNotes: 0, embedded: 1, cached: 0, failed: 0, seconds: 0, phaseSeconds: { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 } } });
+    const state = starting.getState();
+    finishStart();
+    assert.equal(await state, core.state);
+  });
+
+  test('a core that cannot start fails every call with its reason, and says so as an event', async () => {
+    const seen: AppEvent[] = [];
+    const starting = new StartingApi(null, async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      throw new Error('/nowhere is not a folder');
+    });
+    starting.subscribe((event) => seen.push(event));
+    await assert.rejects(starting.search({ query: 'x' }), /not a folder/);
+    assert.deepEqual(seen, [{ type: 'error', message: 'Cairn could not start: /nowhere is not a folder' }]);
+  });
+});
