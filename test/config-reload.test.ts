@@ -5,17 +5,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AppEvent } from '../core/appApi.js';
 import { CairnService } from '../core/service/cairnService.js';
+import { eventually } from './support/eventually.js';
 
 const SAMPLE = new URL('../sample-vault/', import.meta.url).pathname;
-
-async function eventually(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 describe('config.toml hot reload', { timeout: 120_000 }, () => {
   let root: string;

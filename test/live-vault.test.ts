@@ -7,17 +7,9 @@ import { CairnVault } from '../core/api.js';
 import type { AppEvent } from '../core/appApi.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { CairnService } from '../core/service/cairnService.js';
+import { eventually } from './support/eventually.js';
 
 const SAMPLE = new URL('../sample-vault/', import.meta.url).pathname;
-
-async function eventually(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 /** What a fresh full rebuild of the vault produces, in a data folder of its own. */
 async function freshSnapshot(vault: string, root: string) {

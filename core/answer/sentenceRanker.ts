@@ -14,6 +14,7 @@ import type { ChunkSummary } from '../search/queryOrchestrator.js';
 import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
 import type { AnswerSource } from './types.js';
+import { isEmptyLike } from '../embedding/emptyText.js';
 
 export interface ScoredUnit {
   source: AnswerSource;
@@ -39,8 +40,6 @@ const MIN_WORDS = 4;
 const SHORT_FACTOR = 0.6;
 /** A unit ending in ":" announces what follows (often code, which is never quoted) rather than stating it. */
 const ANNOUNCES_FACTOR = 0.85;
-/** A unit whose vector is this close to the empty text's is made only of words the model does not know. */
-const EMPTY_LIKE = 0.99;
 
 type Embed = (texts: readonly string[]) => Promise<Float32Array[]>;
 
@@ -64,13 +63,13 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   if (found.length === 0) return [];
 
   const [questionVector, emptyVector, ...vectors] = await embed([question, '', ...found.map((f) => f.unit.plain)]);
-  const questionKnown = dot(questionVector, emptyVector) < EMPTY_LIKE;
+  const questionKnown = !isEmptyLike(questionVector, emptyVector);
   const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
   const contexts = new Map<AnswerSource, Set<string>>(sources.map((s) => [s, termSet(`${s.title} ${s.headerPath.join(' ')}`)]));
 
   return found.map((f, i) => {
     const vector = vectors[i];
-    const cosine = questionKnown && dot(vector, emptyVector) < EMPTY_LIKE ? Math.max(0, dot(questionVector, vector)) : 0;
+    const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
     const lexical = coverage(weights, f.terms, contexts.get(f.source)!);
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
     const words = f.unit.plain.split(/\s+/).length;
