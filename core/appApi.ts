@@ -1,8 +1,24 @@
 // The API the app's UI talks to: implemented by CairnService in the core (hosted by the Electron main process
 // or the `cairn serve` HTTP server), reached over IPC or HTTP. Types only: the renderer may import this file.
+import type { Answer } from './answer/types.js';
 import type { IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
 
 export type { IndexEvent, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
+export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from './answer/types.js';
+
+/** A question for ask(): answered from the notes, extractively or by the configured language model. */
+export interface AskRequest {
+  question: string;
+  /** Sections to retrieve; default [search] k. */
+  k?: number;
+  /** Overrides [answer] mode for this question. */
+  mode?: 'auto' | 'extractive' | 'llm';
+  /** Chosen by the caller: the `answer-token` events of this question carry it. */
+  requestId: string;
+}
+
+/** The checked answer: its text with [n] markers, the citations they name, the passages retrieved, and notices. */
+export type AskResponse = Answer;
 
 /** A problem in config.toml, located as precisely as possible. */
 export interface ConfigProblem {
@@ -90,12 +106,16 @@ export type AppEvent =
   | { type: 'config-applied'; rebuild?: string }
   | { type: 'config-rejected'; problem: ConfigProblem }
   | { type: 'note-changed'; path: string; change: 'added' | 'changed' | 'removed' }
+  /** A piece of a language model's answer as it is written (LLM answers only); the final text comes from ask(). */
+  | { type: 'answer-token'; requestId: string; token: string }
   | { type: 'error'; message: string };
 
 export interface CairnApi {
   getState(): Promise<AppState>;
   openVault(path: string): Promise<AppState>;
   search(request: SearchRequest): Promise<SearchResponse>;
+  /** Answers a question from the notes; a model's answer streams as `answer-token` events while it is written. */
+  ask(request: AskRequest): Promise<AskResponse>;
   getNote(path: string): Promise<NoteView>;
   /** Resolves a wikilink target as Obsidian would, from the note it appears in. */
   resolveLink(target: string, fromPath: string): Promise<string | null>;

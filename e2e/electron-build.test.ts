@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import type { AppEvent, AppState, SearchResponse } from '../core/appApi.ts';
+import type { AppEvent, AppState, AskResponse, SearchResponse } from '../core/appApi.ts';
 import { buildElectron } from '../electron/build.ts';
 import type { FromCore, ToCore } from '../electron/coreProtocol.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
@@ -77,6 +77,9 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     const note = await call<{ title: string }>('getNote', ['Configuration/Chunking.md']);
     assert.equal(note.title, 'Chunking');
     await assert.rejects(call('getNote', ['Nope.md']), /not an indexed note/);
+    const answer = await call<AskResponse>('ask', [{ question: 'What does overlap_chars do?', requestId: 'e2e-1' }]);
+    assert.equal(answer.mode, 'extractive');
+    assert.ok(answer.citations.some((c) => c.path.startsWith('Configuration/')), 'the answer cites the configuration notes');
   });
 
   test('the built preload, run as Electron runs a sandboxed preload, exposes exactly the api', () => {
@@ -95,6 +98,6 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     vm.runInNewContext(`(function (require, module, exports) {${source}\n})`, {})(sandboxRequire, { exports: {} }, {});
     assert.deepEqual(required, ['electron']);
     assert.deepEqual(Object.keys(exposed), ['cairn']);
-    assert.deepEqual(Object.keys(exposed.cairn as object).sort(), ['chooseFolder', 'getConfig', 'getNote', 'getState', 'openInEditor', 'openVault', 'resolveLink', 'saveConfigText', 'saveConfigValues', 'search', 'subscribe']);
+    assert.deepEqual(Object.keys(exposed.cairn as object).sort(), ['ask', 'chooseFolder', 'getConfig', 'getNote', 'getState', 'openInEditor', 'openVault', 'resolveLink', 'saveConfigText', 'saveConfigValues', 'search', 'subscribe']);
   });
 });

@@ -2,7 +2,7 @@
 // events come back from it. If the core process dies it is restarted on the last vault (a few times at most), and
 // the window is told.
 import { utilityProcess, type UtilityProcess } from 'electron';
-import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
 import type { RemoteMethod } from '../core/server/apiMethods.js';
 import type { CoreHostOptions, FromCore, ToCore } from './coreProtocol.js';
 
@@ -78,6 +78,7 @@ export class CoreProcess implements CairnApi {
   getState = () => this.call<AppState>('getState', []);
   openVault = (path: string) => this.call<AppState>('openVault', [path]);
   search = (request: SearchRequest) => this.call<SearchResponse>('search', [request]);
+  ask = (request: AskRequest) => this.call<AskResponse>('ask', [request]);
   getNote = (path: string) => this.call<NoteView>('getNote', [path]);
   resolveLink = (target: string, fromPath: string) => this.call<string | null>('resolveLink', [target, fromPath]);
   getConfig = () => this.call<ConfigView>('getConfig', []);

@@ -3,7 +3,7 @@
 // helpers of the main process. Electron's own ipcRenderer/contextBridge are stood in for: they are the system edge.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
 import { REMOTE_METHODS } from '../core/server/apiMethods.js';
 import { ApiArgumentError, checkNotePath, validateApiCall } from '../core/server/apiValidation.js';
 import { isAllowedExternalUrl } from '../electron/externalLinks.js';
@@ -29,6 +29,10 @@ class RecordingApi implements CairnApi {
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
     return { query: request.query, mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
+  }
+  async ask(request: AskRequest): Promise<AskResponse> {
+    this.note('ask', [request]);
+    return { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] };
   }
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
@@ -106,6 +110,8 @@ describe('preload surface', () => {
     assert.deepEqual(ipc.invoked.at(-1), [CALL_CHANNEL, 'search', [{ query: 'x', k: 3 }]]);
     await api.resolveLink('Target', 'A.md');
     assert.deepEqual(ipc.invoked.at(-1), [CALL_CHANNEL, 'resolveLink', ['Target', 'A.md']]);
+    await api.ask({ question: 'Why?', requestId: 'q1' });
+    assert.deepEqual(ipc.invoked.at(-1), [CALL_CHANNEL, 'ask', [{ question: 'Why?', requestId: 'q1' }]]);
   });
 
   test("a refused call rejects with the main process's message", async () => {
@@ -170,6 +176,14 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
       ['search', [{ query: 'x', filters: { modifiedAfter: 'yesterday' } }]],
       ['search', [{ query: 'x', extra: 1 }]],
       ['search', [{ query: 'x'.repeat(5000) }]],
+      ['ask', [{ question: 'Why?' }]],
+      ['ask', [{ question: '', requestId: 'q1' }]],
+      ['ask', [{ question: '   ', requestId: 'q1' }]],
+      ['ask', [{ question: 'x'.repeat(2001), requestId: 'q1' }]],
+      ['ask', [{ question: 'Why?', requestId: 'q1', k: 51 }]],
+      ['ask', [{ question: 'Why?', requestId: 'q1', mode: 'hybrid' }]],
+      ['ask', [{ question: 'Why?', requestId: 'x'.repeat(65) }]],
+      ['ask', [{ question: 'Why?', requestId: 'a b' }]],
       ['resolveLink', ['', 'A.md']],
       ['saveConfigText', [17]],
       ['saveConfigValues', [{}]],
@@ -202,6 +216,9 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
     ]);
     assert.deepEqual(validateApiCall('saveConfigText', ['[chunking]\nmax_chunk_chars = 400\n']).args, ['[chunking]\nmax_chunk_chars = 400\n']);
     assert.deepEqual(validateApiCall('openVault', ['/home/me/notes']).args, ['/home/me/notes']);
+    assert.deepEqual(validateApiCall('ask', [{ question: 'What does overlap_chars do?', k: 8, mode: 'llm', requestId: 'c0ffee-1' }]).args, [
+      { question: 'What does overlap_chars do?', k: 8, mode: 'llm', requestId: 'c0ffee-1' },
+    ]);
   });
 });
 
@@ -211,7 +228,8 @@ describe('main-process IPC dispatcher', () => {
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
     assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
-    assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink']);
+    assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
+    assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink', 'ask']);
   });
 
   test('invalid calls never reach the core', async () => {
@@ -224,6 +242,7 @@ describe('main-process IPC dispatcher', () => {
       ['openInEditor', ['..\\..\\x.md']],
       ['nope', []],
       ['search', [{ query: 1 }]],
+      ['ask', [{ question: 'Why?', requestId: 'q1', mode: 'oracle' }]],
     ] as const) {
       const reply = await dispatch(method, args);
       assert.equal(reply.ok, false, `${method} ${JSON.stringify(args)}`);

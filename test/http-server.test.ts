@@ -6,7 +6,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
 import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
 import { StartingApi } from '../core/server/startingApi.js';
@@ -30,6 +30,10 @@ class RecordingApi implements CairnApi {
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
     return { query: request.query, mode: request.mode ?? 'hybrid', results: [], expansions: [], tookMs: 1 };
+  }
+  async ask(request: AskRequest): Promise<AskResponse> {
+    this.note('ask', [request]);
+    return { answer: `About ${request.question} [1].`, mode: 'extractive', confident: true, citations: [], sources: [] };
   }
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
@@ -175,6 +179,10 @@ describe('browser-mode HTTP server', () => {
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Known', 'Folder/A.md'])).body), { result: 'Known.md' });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Other', 'Folder/A.md'])).body), { result: null });
     assert.deepEqual(JSON.parse((await call(server, 'saveConfigValues', [{ 'chunking.max_chunk_chars': 800 }])).body), { result: { ok: true, rebuild: 'chunking changed' } });
+    const asked = await call(server, 'ask', [{ question: 'overlap', mode: 'extractive', k: 4, requestId: 'r-1' }]);
+    assert.equal(asked.status, 200);
+    assert.deepEqual(JSON.parse(asked.body), { result: { answer: 'About overlap [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
+    assert.deepEqual(api.calls.at(-1), { method: 'ask', args: [{ question: 'overlap', mode: 'extractive', k: 4, requestId: 'r-1' }] });
   });
 
   test('errors of the core come back as 500 with their message', async () => {
@@ -192,6 +200,10 @@ describe('browser-mode HTTP server', () => {
       ['search', [{ query: 1 }]],
       ['search', [{ query: 'x', evil: true }]],
       ['saveConfigValues', [{ 'chunking.max_chunk_chars': 'big' }]],
+      ['ask', [{ question: '', requestId: 'r' }]],
+      ['ask', [{ question: 'why', requestId: 'r', mode: 'guess' }]],
+      ['ask', [{ question: 'why', requestId: 'r', k: 0 }]],
+      ['ask', [{ question: 'why' }]],
       ['nosuchMethod', []],
       ['subscribe', []],
       ['getState', {}],
@@ -240,14 +252,14 @@ describe('browser-mode HTTP server', () => {
             buffer = buffer.slice(end + 2);
             const data = frame.split('\n').find((line) => line.startsWith('data: '));
             if (data) events.push(JSON.parse(data.slice(6)) as AppEvent);
-            if (events.length === 2) {
+            if (events.length === 3) {
               req.destroy();
               resolve();
             }
           }
         });
       });
-      req.on('error', (error) => (events.length === 2 ? undefined : reject(error)));
+      req.on('error', (error) => (events.length === 3 ? undefined : reject(error)));
       req.end();
     });
     // Wait until the server has subscribed, then emit.
@@ -255,11 +267,13 @@ describe('browser-mode HTTP server', () => {
     for (const listener of api.listeners) {
       listener({ type: 'progress', phase: 'embed', done: 3, total: 10, etaSeconds: 2 });
       listener({ type: 'note-changed', path: 'New.md', change: 'added' });
+      listener({ type: 'answer-token', requestId: 'r-1', token: 'Over' });
     }
     await received;
     assert.deepEqual(events, [
       { type: 'progress', phase: 'embed', done: 3, total: 10, etaSeconds: 2 },
       { type: 'note-changed', path: 'New.md', change: 'added' },
+      { type: 'answer-token', requestId: 'r-1', token: 'Over' },
     ]);
     // Closing the stream unsubscribes.
     while (api.listeners.size > 0) await new Promise((r) => setTimeout(r, 5));

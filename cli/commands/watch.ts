@@ -38,7 +38,7 @@ export function registerWatchCommand(program: Command): void {
           default:
             break;
         }
-        if (event.type !== 'state' && event.type !== 'note-changed' && event.type !== 'config-applied' && event.type !== 'config-rejected' && event.type !== 'error') progress.listener(event);
+        if (event.type !== 'state' && event.type !== 'note-changed' && event.type !== 'config-applied' && event.type !== 'config-rejected' && event.type !== 'error' && event.type !== 'answer-token') progress.listener(event);
       };
       const service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, listener: onEvent });
       const state = await service.getState();

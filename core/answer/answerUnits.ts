@@ -184,8 +184,9 @@ function blockUnits(text: string, lines: Line[], block: Block, itemKind: UnitKin
     const unit = makeUnit(text, from + index, from + index + segment.length, 'sentence');
     if (!unit) continue;
     const previous = units.at(-1);
-    // A "sentence" of a word or two is a split after an abbreviation or a stray fragment: keep it with the one before.
-    if (previous && unit.plain.length < 12) units[units.length - 1] = makeUnit(text, previous.start, unit.end, 'sentence')!;
+    // A "sentence" of a word or two is a split after an abbreviation or a stray fragment, and one that starts in
+    // lower case continues the one before (ICU ends a sentence at a quoted question: `ask "why?" or "how?"`).
+    if (previous && (unit.plain.length < 12 || /^[\p{Ll}]/u.test(unit.plain))) units[units.length - 1] = makeUnit(text, previous.start, unit.end, 'sentence')!;
     else units.push(unit);
   }
   return units;

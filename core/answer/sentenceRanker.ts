@@ -40,6 +40,8 @@ const MIN_WORDS = 4;
 const SHORT_FACTOR = 0.6;
 /** A unit ending in ":" announces what follows (often code, which is never quoted) rather than stating it. */
 const ANNOUNCES_FACTOR = 0.85;
+/** A unit that quotes the question itself ("ask it things like 'what does X do?'") restates it rather than answers it. */
+const ECHO_FACTOR = 0.5;
 
 type Embed = (texts: readonly string[]) => Promise<Float32Array[]>;
 
@@ -66,6 +68,7 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   const questionKnown = !isEmptyLike(questionVector, emptyVector);
   const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
   const contexts = new Map<AnswerSource, Set<string>>(sources.map((s) => [s, termSet(`${s.title} ${s.headerPath.join(' ')}`)]));
+  const asked = normalized(question);
 
   return found.map((f, i) => {
     const vector = vectors[i];
@@ -73,10 +76,16 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
     const lexical = coverage(weights, f.terms, contexts.get(f.source)!);
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
     const words = f.unit.plain.split(/\s+/).length;
-    const form = (words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1);
+    const echoes = asked.length > 0 && normalized(f.unit.plain).includes(asked);
+    const form = (words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
     const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * form;
     return { ...f, cosine, coverage: lexical, score, vector };
   });
+}
+
+/** Lower case words only: to see whether a unit quotes the question itself. */
+function normalized(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 /** Picked units score at least this share of the best one: a weak fourth sentence dilutes a good answer. */

@@ -8,6 +8,7 @@ export const REMOTE_METHODS = [
   'getState',
   'openVault',
   'search',
+  'ask',
   'getNote',
   'resolveLink',
   'getConfig',

@@ -18,8 +18,13 @@ export type ValidCall = { [M in RemoteMethod]: { method: M; args: Parameters<Cai
 
 const MAX_PATH = 1024;
 const MAX_QUERY = 2000;
+const MAX_QUESTION = 2000;
+const MAX_ASK_K = 50;
 const MAX_CONFIG_TEXT = 1024 * 1024;
 const SEARCH_MODES = ['hybrid', 'keyword', 'vector'] as const;
+const ANSWER_MODES = ['auto', 'extractive', 'llm'] as const;
+/** The caller's id for one question: letters, digits, "-" and "_" (a UUID fits), so it is safe to echo in events. */
+const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Checks a remote call; returns it typed, or throws ApiArgumentError saying what is wrong. */
 export function validateApiCall(method: unknown, args: unknown): ValidCall {
@@ -39,6 +44,9 @@ export function validateApiCall(method: unknown, args: unknown): ValidCall {
     case 'search':
       arity(1);
       return { method, args: [checkSearchRequest(args[0])] };
+    case 'ask':
+      arity(1);
+      return { method, args: [checkAskRequest(args[0])] };
     case 'getNote':
       arity(1);
       return { method, args: [checkNotePath(args[0], 'getNote: path')] };
@@ -119,6 +127,25 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
       if (typeof time !== 'number' || !Number.isFinite(time)) throw new ApiArgumentError(`search: filters.${key}: expected a time in milliseconds`);
       out.filters[key] = time;
     }
+  }
+  return out;
+}
+
+function checkAskRequest(value: unknown): Parameters<CairnApi['ask']>[0] {
+  const request = checkPlainObject(value, 'ask: request', ['question', 'k', 'mode', 'requestId']);
+  // A question may be pasted over several lines; other control characters are refused.
+  const question = checkText(request.question, 'ask: question', MAX_QUESTION, true);
+  if (!question.trim()) throw new ApiArgumentError('ask: question: must not be empty');
+  const requestId = request.requestId;
+  if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) throw new ApiArgumentError('ask: requestId: expected 1 to 64 letters, digits, "-" or "_"');
+  const out: Parameters<CairnApi['ask']>[0] = { question, requestId };
+  if (request.k !== undefined) {
+    if (!Number.isInteger(request.k) || (request.k as number) < 1 || (request.k as number) > MAX_ASK_K) throw new ApiArgumentError(`ask: k: expected a whole number from 1 to ${MAX_ASK_K}`);
+    out.k = request.k as number;
+  }
+  if (request.mode !== undefined) {
+    if (!ANSWER_MODES.includes(request.mode as (typeof ANSWER_MODES)[number])) throw new ApiArgumentError(`ask: mode: expected one of ${ANSWER_MODES.join(', ')}`);
+    out.mode = request.mode as (typeof ANSWER_MODES)[number];
   }
   return out;
 }

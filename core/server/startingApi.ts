@@ -1,7 +1,7 @@
 // The CairnApi the UI sees while the core starts. CairnService.start() returns only once the vault's first indexing
 // is done, which for a large vault takes minutes: the window must not stay blank (or say nothing) meanwhile.
 // Events flow from the first moment, getState() reports the indexing progress, other calls wait for the core.
-import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../appApi.js';
 
 export class StartingApi implements CairnApi {
   private core: CairnApi | null = null;
@@ -67,6 +67,9 @@ export class StartingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     return (await this.use()).search(request);
+  }
+  async ask(request: AskRequest): Promise<AskResponse> {
+    return (await this.use()).ask(request);
   }
   async getNote(path: string): Promise<NoteView> {
     return (await this.use()).getNote(path);

@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { answerQuestion } from '../answer/index.js';
 import { CairnVault, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
-import type { AppEvent, AppState, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
 import { setConfigValue } from '../config/editConfig.js';
 import { ConfigError, parseConfig, resolveConfigPaths } from '../config/loadConfig.js';
 import { CONFIG_SCHEMA, defaultConfig, type CairnConfig, type OptionSpec } from '../config/schema.js';
@@ -113,6 +114,17 @@ export class CairnService implements CairnApi {
   search(request: SearchRequest): Promise<SearchResponse> {
     if (!this.vault) throw new Error('no vault is open');
     return this.vault.search(request);
+  }
+
+  /**
+   * Answers from the vault as it is now (a rebuild in progress does not hold the question up). A language model's
+   * answer streams to every subscriber as `answer-token` events tagged with the request's id; the checked answer,
+   * with its citations, is the result.
+   */
+  async ask(request: AskRequest): Promise<AskResponse> {
+    const vault = this.requireVault();
+    const { question, k, mode, requestId } = request;
+    return answerQuestion(vault, question, { k, mode }, (token) => this.emit({ type: 'answer-token', requestId, token }));
   }
 
   async getNote(notePath: string): Promise<NoteView> {
@@ -260,7 +272,8 @@ export class CairnService implements CairnApi {
     this.vault = next;
     if (previous && previous !== next) await previous.close();
     this.config = config;
-    if (this.options.watch !== false) await this.startWatching(next);
+    // A reopen that finishes after close() began must not leave a watcher running (it would keep the process alive).
+    if (this.options.watch !== false && !this.closed) await this.startWatching(next);
     await this.emitState();
   }
 
@@ -351,9 +364,12 @@ export class CairnService implements CairnApi {
     this.configProblem = null;
     const needsReopen = REOPEN_SECTIONS.some((section) => JSON.stringify(next[section]) !== JSON.stringify(this.config[section]));
     if (!needsReopen || !this.vault || !next.vault.path) {
-      Object.assign(this.config.search, next.search);
-      Object.assign(this.config.llm, next.llm);
-      if (this.vault) Object.assign(this.vault.config.search, next.search);
+      // Search, answer and model settings apply to the next query; the open vault answers with its own copy.
+      for (const config of this.vault ? [this.config, this.vault.config] : [this.config]) {
+        Object.assign(config.search, next.search);
+        Object.assign(config.answer, next.answer);
+        Object.assign(config.llm, next.llm);
+      }
       if (!this.vault && next.vault.path) await this.openVault(next.vault.path);
       this.emit({ type: 'config-applied' });
       await this.emitState();

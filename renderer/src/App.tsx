@@ -2,7 +2,7 @@
 // the bottom; settings and the vault picker replace the workspace when open.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SearchResult } from '../../core/appApi.ts';
-import { AskPanel } from './components/AskPanel.tsx';
+import { AskPanel, type Passage } from './components/AskPanel.tsx';
 import { FailedFiles } from './components/FailedFiles.tsx';
 import { IndexingStatus } from './components/IndexingStatus.tsx';
 import { NoteView, type NoteTarget } from './components/NoteView.tsx';
@@ -12,6 +12,7 @@ import { Toasts } from './components/Toasts.tsx';
 import { VaultPicker } from './components/VaultPicker.tsx';
 import { baseName } from './format.ts';
 import { useAppModel } from './hooks/useAppModel.ts';
+import { useAsk } from './hooks/useAsk.ts';
 import { useSearch } from './hooks/useSearch.ts';
 import type { SearchMode } from './search/searchMode.ts';
 import { SettingsView } from './settings/SettingsView.tsx';
@@ -25,7 +26,6 @@ export function App() {
   const [query, setQuery] = useState('');
   const [inputMode, setInputMode] = useState<InputMode>('search');
   const [searchMode, setSearchMode] = useState<SearchMode>('hybrid');
-  const [question, setQuestion] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
   const [note, setNote] = useState<NoteTarget | null>(null);
   const [openChunkId, setOpenChunkId] = useState<string | null>(null);
@@ -33,9 +33,10 @@ export function App() {
   const [showFailed, setShowFailed] = useState(false);
   const searchInput = useRef<HTMLInputElement>(null);
 
-  // In Ask mode the search runs for the submitted question, not for every keystroke.
-  const activeQuery = inputMode === 'ask' ? (question ?? '') : query;
+  // In Ask mode nothing is searched as you type: Enter asks, and the answer brings its own passages.
+  const activeQuery = inputMode === 'ask' ? '' : query;
   const search = useSearch(activeQuery, searchMode, model.revision, !!vault);
+  const asking = useAsk();
   const results = search.response?.results ?? [];
 
   useEffect(() => setSelected(0), [search.response]);
@@ -72,6 +73,11 @@ export function App() {
     setOpenChunkId(result.chunkId);
     openNote({ path: result.path, citation: { startLine: result.startLine, endLine: result.endLine }, heading: null, headerPath: result.headerPath });
   };
+  // A cited passage opens like a search result: the note scrolled to the cited lines, highlighted.
+  const openPassage = (passage: Passage) => {
+    setOpenChunkId(passage.chunkId);
+    openNote({ path: passage.path, citation: { startLine: passage.startLine, endLine: passage.endLine }, heading: null, headerPath: passage.headerPath });
+  };
   const back = () => {
     const previous = history.at(-1);
     if (!previous) return;
@@ -81,7 +87,7 @@ export function App() {
 
   const submit = () => {
     if (inputMode === 'ask') {
-      if (query.trim()) setQuestion(query.trim());
+      if (query.trim()) asking.ask(query.trim());
       return;
     }
     const result = results[selected];
@@ -89,7 +95,7 @@ export function App() {
   };
   const clear = () => {
     setQuery('');
-    setQuestion(null);
+    asking.reset();
   };
 
   const noteReloadKey = note && model.changedNote?.path === note.path ? model.changedNote.revision : 0;
@@ -131,7 +137,7 @@ export function App() {
           inputMode={inputMode}
           onInputModeChange={(m) => {
             setInputMode(m);
-            setQuestion(null);
+            asking.reset();
             searchInput.current?.focus();
           }}
           searchMode={searchMode}
@@ -139,7 +145,7 @@ export function App() {
           onMove={(delta) => setSelected((s) => Math.max(0, Math.min(results.length - 1, s + delta)))}
           onSubmit={submit}
           onClear={clear}
-          loading={search.loading}
+          loading={search.loading || asking.state?.status === 'asking' || asking.state?.status === 'streaming'}
           disabled={!vault}
         />
         <div className="topbar-actions">
@@ -187,8 +193,8 @@ export function App() {
                   Search failed: {search.error}
                 </div>
               )}
-              {inputMode === 'ask' && question ? (
-                <AskPanel question={question}>{resultList}</AskPanel>
+              {inputMode === 'ask' && asking.state ? (
+                <AskPanel state={asking.state} openTarget={note} onOpen={openPassage} onRetry={() => asking.ask(asking.state!.question)} />
               ) : activeQuery.trim() ? (
                 search.response && results.length === 0 && !search.loading ? (
                   <div className="empty-state" data-testid="no-results">
@@ -211,7 +217,7 @@ export function App() {
                   <h2>{inputMode === 'ask' ? 'Ask a question' : 'Search your notes'}</h2>
                   <p className="muted">
                     {inputMode === 'ask'
-                      ? 'Type a question and press Enter. Cairn finds the passages of your notes that answer it.'
+                      ? 'Type a question and press Enter. Cairn answers from your notes and cites the lines it used: click a citation to read it in place.'
                       : 'Results appear as you type, each cited as note › heading with its lines. ↑ ↓ to move, Enter to open, Esc to clear.'}
                   </p>
                 </div>

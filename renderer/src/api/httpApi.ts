@@ -1,6 +1,6 @@
 // The CairnApi over HTTP, for browser mode (`cairn serve`): POST /api/<method> with the token in a header,
 // events from one shared EventSource on /api/events.
-import type { AppEvent, AppState, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../../../core/appApi.ts';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../../../core/appApi.ts';
 
 const TOKEN_KEY = 'cairn-token';
 
@@ -40,6 +40,7 @@ export class HttpCairnApi implements CairnApi {
   getState = () => this.call<AppState>('getState', []);
   openVault = (path: string) => this.call<AppState>('openVault', [path]);
   search = (request: SearchRequest) => this.call<SearchResponse>('search', [request]);
+  ask = (request: AskRequest) => this.call<AskResponse>('ask', [request]);
   getNote = (path: string) => this.call<NoteView>('getNote', [path]);
   resolveLink = (target: string, fromPath: string) => this.call<string | null>('resolveLink', [target, fromPath]);
   getConfig = () => this.call<ConfigView>('getConfig', []);

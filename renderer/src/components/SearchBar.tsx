@@ -40,7 +40,7 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
           </button>
         ))}
       </div>
-      <div className="search-input-wrap">
+      <div className={`search-input-wrap${props.loading ? ' loading' : ''}`}>
         <svg className="search-icon" viewBox="0 0 20 20" aria-hidden="true">
           <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" strokeWidth="1.8" />
           <path d="M13 13l4.5 4.5" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" />
@@ -61,7 +61,15 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
         {props.loading && <span className="spinner" aria-label="Searching" />}
         <kbd className="shortcut-hint">{isMac ? '⌘K' : 'Ctrl K'}</kbd>
       </div>
-      <select className="mode-select" aria-label="Search mode" data-testid="search-mode" value={props.searchMode} onChange={(event) => props.onSearchModeChange(event.target.value as SearchMode)}>
+      <select
+        className="mode-select"
+        aria-label="Search mode"
+        data-testid="search-mode"
+        value={props.searchMode}
+        disabled={props.disabled || asking}
+        title={asking ? 'Questions are always answered from a hybrid search' : undefined}
+        onChange={(event) => props.onSearchModeChange(event.target.value as SearchMode)}
+      >
         {SEARCH_MODES.map((m) => (
           <option key={m.mode} value={m.mode} title={m.hint}>
             {m.label}

@@ -65,6 +65,8 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
     case 'focus-search':
       return { ...model, focusRequest: model.focusRequest + 1 };
     case 'error':
+    // Answers stream to the ask panel, which listens for its own request.
+    case 'answer-token':
       return model;
   }
 }
