@@ -177,7 +177,8 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
       async (gen: string) => truncate(path.join(gen, 'vectors', (await readdir(path.join(gen, 'vectors'))).find((f) => f.endsWith('.f32'))!), 64),
       () => truncate(path.join(vaultData, 'manifest.json'), 10),
     ]) {
-      const current = path.join(vaultData, (await readdir(vaultData)).find((e) => /^g\d+$/.test(e))!);
+      const { generation } = JSON.parse(await readFile(path.join(vaultData, 'manifest.json'), 'utf8')) as { generation: number };
+      const current = path.join(vaultData, `g${String(generation).padStart(6, '0')}`);
       assert.ok((await stat(current)).isDirectory());
       await damage(current);
       const vault = await CairnVault.open(configFor(vaultDir, dataDir));

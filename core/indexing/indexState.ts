@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { KeywordIndex } from '../indices/keywordIndex.js';
 import { LinkGraph } from '../indices/linkGraph.js';
@@ -6,6 +6,7 @@ import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexO
 import { writeFileAtomic } from './atomicWrite.js';
 import { readManifest, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
 import { NOTES_FILE, NoteStore } from './noteStore.js';
+import { withWriteLock } from './writeLock.js';
 
 const KEYWORD_FILE = 'keyword.json';
 const GRAPH_FILE = 'graph.json';
@@ -55,9 +56,15 @@ export class IndexState {
 
   /**
    * Writes every part into a new generation folder, then the manifest that points at it (atomic rename),
-   * then deletes older generations. A crash at any moment leaves the previous manifest and its complete files.
+   * then deletes all but the previous generation. A crash at any moment leaves the previous manifest and its
+   * complete files. Processes sharing the folder take turns (a write lock).
    */
   async save(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await withWriteLock(this.dir, () => this.saveLocked());
+  }
+
+  private async saveLocked(): Promise<void> {
     const existing = (await readdir(this.dir).catch(() => [] as string[])).filter((e) => /^g\d+$/.test(e)).map((e) => Number(e.slice(1)));
     const generation = Math.max(this.generation, ...existing) + 1;
     const gen = path.join(this.dir, generationDir(generation));
@@ -83,9 +90,9 @@ export class IndexState {
     };
     await writeManifest(this.dir, manifest);
     this.generation = generation;
-    for (const entry of await readdir(this.dir)) {
-      if (/^g\d+$/.test(entry) && entry !== generationDir(generation)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
-    }
+    // The generation before this one stays: another process that read the old manifest a moment ago is loading it.
+    const older = (await readdir(this.dir)).filter((e) => /^g\d+$/.test(e) && Number(e.slice(1)) < generation).sort();
+    for (const entry of older.slice(0, -1)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
   }
 }
 
