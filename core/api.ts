@@ -160,7 +160,11 @@ export class CairnVault {
 
   async search(request: SearchRequest): Promise<SearchResponse> {
     // The expansion vocabulary is (re)built in the background: searches before it is ready go without expansion.
-    if (!this.expanderReady) void this.refreshExpander().catch(() => {});
+    if (!this.expanderReady) {
+      this.expanderReady = true;
+      // After this search: building the vocabulary takes a moment of CPU that this answer should not wait for.
+      setTimeout(() => void this.refreshExpander().catch(() => {}), 0);
+    }
     const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expanderBuilt ? this.expander : undefined).search(request);
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
   }
