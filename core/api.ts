@@ -1,5 +1,5 @@
 // The one typed facade over core: the CLI, the Electron main process and the HTTP server use only this.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createChunker } from './chunking/createChunker.js';
 import type { Chunker } from './chunking/types.js';
@@ -89,6 +89,8 @@ export class CairnVault {
   static async open(config: CairnConfig): Promise<CairnVault> {
     if (!config.vault.path) throw new CairnError('no vault given: pass --vault DIR or set [vault] path in config.toml');
     const vaultPath = path.resolve(config.vault.path);
+    const info = await stat(vaultPath).catch(() => undefined);
+    if (!info?.isDirectory()) throw new CairnError(`the vault ${vaultPath} ${info ? 'is not a folder' : 'does not exist'}`);
     const dataRoot = config.index.data_dir ? path.resolve(config.index.data_dir) : defaultDataRoot();
     if (isInside(dataRoot, vaultPath)) throw new CairnError(`the data folder ${dataRoot} is inside the vault ${vaultPath}: sync tools would see the index; choose another --data-dir`);
     const dataDir = vaultDataDir(dataRoot, vaultPath);

@@ -51,6 +51,11 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
   });
   after(() => rm(root, { recursive: true, force: true }));
 
+  it('a missing vault folder, or a data folder inside the vault, is a clear error', async () => {
+    await assert.rejects(CairnVault.open(configFor(path.join(root, 'nope'), dataDir)), /the vault .*nope does not exist/);
+    await assert.rejects(CairnVault.open(configFor(vaultDir, path.join(vaultDir, '.cairn'))), /is inside the vault/);
+  });
+
   it('indexes every note, with faiss as the vector backend', async () => {
     const vault = await CairnVault.open(configFor(vaultDir, dataDir));
     try {
