@@ -13,6 +13,8 @@ export function registerWatchCommand(program: Command): void {
       const configFile = options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
       const progress = progressReporter();
       const stamp = () => new Date().toLocaleTimeString();
+      let watching = false;
+      let rebuilding = false;
       const onEvent = (event: AppEvent) => {
         switch (event.type) {
           case 'note-changed':
@@ -38,10 +40,15 @@ export function registerWatchCommand(program: Command): void {
           default:
             break;
         }
-        if (event.type !== 'state' && event.type !== 'note-changed' && event.type !== 'config-applied' && event.type !== 'config-rejected' && event.type !== 'error' && event.type !== 'answer-token') progress.listener(event);
+        // The progress display is for the first index and rebuilds; single changes get their one line above.
+        const indexEvent = event.type === 'progress' || event.type === 'rebuild-started' || event.type === 'indexing-started' || event.type === 'indexing-finished' || event.type === 'file-failed';
+        if (indexEvent && (!watching || rebuilding)) progress.listener(event);
+        if (event.type === 'rebuild-started') rebuilding = true;
+        if (event.type === 'indexing-finished') rebuilding = false;
       };
       const service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, listener: onEvent });
       const state = await service.getState();
+      watching = true;
       process.stdout.write(`${stamp()}  watching ${state.vault} (${state.status?.notes ?? 0} notes, ${state.status?.chunks ?? 0} chunks); Ctrl-C to stop\n`);
       if (state.configProblem) onEvent({ type: 'config-rejected', problem: state.configProblem });
       await new Promise<void>((resolve) => {
