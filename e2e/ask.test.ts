@@ -3,15 +3,14 @@
 // OpenAI-compatible server on 127.0.0.1 started here (the one double: the edge of the system), an answer that
 // streams in while the server is still writing it. Tests run in order and share one server and page.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
 import { startServe, type ServeProcess } from './support/cairnServe.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
+import { LoopbackServer } from '../test/support/loopbackServer.js';
 
 const QUESTION = 'What does overlap_chars do?';
 
@@ -32,23 +31,15 @@ class ScriptedChatServer {
   port = 0;
   private release: () => void = () => {};
   private held: Promise<void> = Promise.resolve();
-  private readonly server = http.createServer((req, res) => void this.handle(req, res));
-  private readonly sockets = new Set<Socket>();
+  private readonly loopback = new LoopbackServer((req, res) => this.handle(req, res));
 
   async start(): Promise<void> {
-    this.server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await this.loopback.start();
   }
 
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
     this.release();
-    for (const socket of this.sockets) socket.destroy();
-    this.server.close();
+    return this.loopback.stop();
   }
 
   /** The next streamed reply pauses after FIRST_PIECES until resume() (or 30 s, so nothing hangs for ever). */

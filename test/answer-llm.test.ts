@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -18,6 +18,7 @@ import { answerQuestion, type Answer } from '../core/answer/index.js';
 import { sseData } from '../core/answer/sseEvents.js';
 import { CairnVault } from '../core/api.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
+import { LoopbackServer } from './support/loopbackServer.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KEY_ENV = 'CAIRN_TEST_LLM_KEY';
@@ -38,23 +39,15 @@ class FakeChatServer {
   requests: Seen[] = [];
   /** Set when the last streamed piece has been written. */
   finishedAt = 0;
-  private readonly server = http.createServer((req, res) => void this.handle(req, res));
-  private readonly sockets = new Set<Socket>();
+  private readonly loopback = new LoopbackServer((req, res) => this.handle(req, res));
   port = 0;
 
   async start(): Promise<void> {
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await this.loopback.start();
   }
 
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.server.close();
+  stop(): Promise<void> {
+    return this.loopback.stop();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +14,7 @@ import type { AppEvent } from '../core/appApi.js';
 import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { ApiArgumentError, validateApiCall } from '../core/server/apiValidation.js';
 import { CairnService } from '../core/service/cairnService.js';
+import { LoopbackServer } from './support/loopbackServer.js';
 
 const QUESTION = 'How often does the cactus need water in winter?';
 const PIECES = ['The cactus ', 'needs water ', 'once a month ', 'in winter [1].'];
@@ -72,22 +72,14 @@ class StreamingChatServer {
   /** When the last piece was written; 0 while streaming. */
   finishedAt = 0;
   port = 0;
-  private readonly server = http.createServer((req, res) => void this.handle(req, res));
-  private readonly sockets = new Set<Socket>();
+  private readonly loopback = new LoopbackServer((req, res) => this.handle(req, res));
 
   async start(): Promise<void> {
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await this.loopback.start();
   }
 
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.server.close();
+  stop(): Promise<void> {
+    return this.loopback.stop();
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
