@@ -161,13 +161,12 @@ export class CairnVault {
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    // The expansion vocabulary is (re)built in the background: searches before it is ready go without expansion.
+    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expanderBuilt ? this.expander : undefined).search(request);
     if (!this.expanderReady) {
       this.expanderReady = true;
-      // After this search: building the vocabulary takes a moment of CPU that this answer should not wait for.
-      setTimeout(() => void this.refreshExpander().catch(() => {}), 0);
+      // Built after this answer is out: the vocabulary takes a moment of CPU that the answer should not wait for.
+      setImmediate(() => void this.refreshExpander().catch(() => {}));
     }
-    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expanderBuilt ? this.expander : undefined).search(request);
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
   }
 

@@ -555,7 +555,7 @@ export class KeywordIndex {
         if (typeof fieldId !== 'number' || !Number.isInteger(fieldId) || fieldId < 0 || fieldId >= fieldCount || typeof encoded !== 'string') {
           throw new KeywordIndexCorruptError('keyword index postings are damaged');
         }
-        fields.set(fieldId, reader.decodePostings(encoded, this.m._nextId));
+        fields.set(fieldId, new LazyPostings(encoded, this.m._nextId, reader));
       }
       this.m._index.set(row[0], fields);
     }
@@ -691,6 +691,73 @@ class VarintWriter {
   }
 }
 
+/**
+ * The postings of one term in one field, decoded on first use. Loading a saved index then builds only the
+ * postings that queries and updates touch, instead of millions of map entries up front (the bulk of the load
+ * time and its garbage collection on a large vault). The encoding is checked when loaded, so damage is still
+ * found at load.
+ */
+class LazyPostings extends Map<number, number> {
+  private encoded: string | undefined;
+
+  constructor(
+    encoded: string,
+    private readonly idLimit: number,
+    reader: VarintReader,
+  ) {
+    super();
+    reader.checkPostings(encoded, idLimit);
+    this.encoded = encoded;
+  }
+
+  private decoded(): this {
+    if (this.encoded !== undefined) {
+      const encoded = this.encoded;
+      this.encoded = undefined;
+      for (const [doc, frequency] of new VarintReader().decodePostings(encoded, this.idLimit)) super.set(doc, frequency);
+    }
+    return this;
+  }
+
+  override get size(): number {
+    return this.decoded() && super.size;
+  }
+  override get(key: number): number | undefined {
+    return this.decoded() && super.get(key);
+  }
+  override has(key: number): boolean {
+    return this.decoded() && super.has(key);
+  }
+  override set(key: number, value: number): this {
+    // Map's constructor calls set() before `encoded` exists: nothing to decode then.
+    if (this.encoded !== undefined) this.decoded();
+    return super.set(key, value);
+  }
+  override delete(key: number): boolean {
+    return this.decoded() && super.delete(key);
+  }
+  override clear(): void {
+    this.encoded = undefined;
+    super.clear();
+  }
+  override forEach(callback: (value: number, key: number, map: Map<number, number>) => void, thisArg?: unknown): void {
+    this.decoded();
+    super.forEach(callback, thisArg);
+  }
+  override entries(): MapIterator<[number, number]> {
+    return this.decoded() && super.entries();
+  }
+  override keys(): MapIterator<number> {
+    return this.decoded() && super.keys();
+  }
+  override values(): MapIterator<number> {
+    return this.decoded() && super.values();
+  }
+  override [Symbol.iterator](): MapIterator<[number, number]> {
+    return this.decoded() && super[Symbol.iterator]();
+  }
+}
+
 class VarintReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private offset = 0;
@@ -707,6 +774,17 @@ class VarintReader {
       postings.set(doc, frequency);
     }
     return postings;
+  }
+
+  /** Walks the encoding without building anything: throws KeywordIndexCorruptError on damage. */
+  checkPostings(encoded: string, idLimit: number): void {
+    this.bytes = Buffer.from(encoded, 'base64');
+    this.offset = 0;
+    let doc = 0;
+    while (this.offset < this.bytes.length) {
+      doc += this.read();
+      if (doc >= idLimit || this.read() === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+    }
   }
 
   private read(): number {
