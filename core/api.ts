@@ -48,6 +48,8 @@ export class CairnVault {
   private pendingRebuild?: string;
   private expanderReady = false;
   private expanderBuilt = false;
+  /** Work started after an answer (the expansion vocabulary); `settled()` waits for it. */
+  private background: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly config: CairnConfig,
@@ -165,9 +167,14 @@ export class CairnVault {
     if (!this.expanderReady) {
       this.expanderReady = true;
       // Built after this answer is out: the vocabulary takes a moment of CPU that the answer should not wait for.
-      setImmediate(() => void this.refreshExpander().catch(() => {}));
+      this.background = new Promise<void>((resolve) => setImmediate(() => void this.refreshExpander().catch(() => {}).finally(resolve)));
     }
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
+  }
+
+  /** Resolves when work started in the background after a search has finished (benchmarks wait for it). */
+  settled(): Promise<void> {
+    return this.background;
   }
 
   /** Chunks whose text is searchable by keyword but whose vectors are still being computed. */
