@@ -2,15 +2,13 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { createChunker } from '../../core/chunking/createChunker.js';
-import { BasicTokenCounter } from '../../core/chunking/tokenCounter.js';
+import { createEmbedder } from '../../core/embedding/embedder.js';
+import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
 import type { Chunk } from '../../core/chunking/types.js';
 import { readNoteFile } from '../../core/vault/readNoteFile.js';
 import { scanVault, type VaultFileEntry } from '../../core/vault/scanVault.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
-
-// Until an embedding model is wired in, chunks are fitted to a 512-token window (510 without [CLS]/[SEP]).
-const DEFAULT_WINDOW = 510;
 
 interface Target {
   entry: VaultFileEntry;
@@ -26,7 +24,16 @@ export function registerChunkCommand(program: Command): void {
       .argument('<paths...>', 'files and folders to chunk'),
   ).action(async (paths: string[], options: CommonOptions) => {
     const { config } = await resolveConfig(options);
-    const tokens = new BasicTokenCounter(config.embedding.max_tokens || DEFAULT_WINDOW);
+    // The configured model's own token counter and window, so these are exactly the chunks the index makes.
+    const embedder = await createEmbedder({
+      model: config.embedding.model,
+      dtype: config.embedding.dtype,
+      batchSize: config.embedding.batch_size,
+      maxTokens: config.embedding.max_tokens,
+      dataRoot: config.index.data_dir ? path.resolve(config.index.data_dir) : defaultDataRoot(),
+    });
+    const tokens = embedder.tokens;
+    await embedder.close();
     const chunker = await createChunker(config.chunking, tokens);
     const targets = await collectTargets(paths, config.vault);
     const results: Array<Chunk & { path: string }> = [];

@@ -2,21 +2,14 @@
 // each [n] marker a link to the cited lines), the numbered sources, and every notice the answer carries: the
 // model failed and the answer is quoted instead, markers dropped, or the notes do not answer at all.
 import { Fragment, type ReactNode } from 'react';
-import type { Answer, Citation } from '../../../core/appApi.ts';
+import type { Answer, ChunkSummary, Citation } from '../../../core/appApi.ts';
 import { parseAnswer, passageLabel, type Inline } from '../answer/answerText.ts';
 import type { AskState } from '../hooks/useAsk.ts';
 import { buildSnippet } from '../search/snippet.ts';
 import type { NoteTarget } from './NoteView.tsx';
 
 /** A passage of a note that can be opened at its lines: a citation, or a retrieved source. */
-export interface Passage {
-  chunkId: string;
-  path: string;
-  title: string;
-  headerPath: string[];
-  startLine: number;
-  endLine: number;
-}
+export type Passage = Pick<ChunkSummary, 'chunkId' | 'path' | 'title' | 'headerPath' | 'startLine' | 'endLine'>;
 
 interface AskPanelProps {
   state: AskState;
