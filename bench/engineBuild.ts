@@ -1,5 +1,6 @@
 // The heavy half of engine.bench.ts, in a process of its own: index, rebuild and query latency on a real vault.
 // Its data folder is then used by the parent for the ready-to-query measurement.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { IndexSummary } from '../core/api.js';
 import type { SearchMode } from '../core/search/queryOrchestrator.js';
 import { argValue, mb, openVault, percentile, random, rssSampler } from './support.js';
@@ -14,17 +15,28 @@ const queryCount = Number(argValue(args, '--queries') ?? 300);
 const dataDir = argValue(args, '--data-dir')!;
 const rss = rssSampler();
 
-const describe = (label: string, s: IndexSummary) => {
+// How long the event loop was held at once: searches (and the server in browser mode) wait that long.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+const withLoopDelay = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+  loopDelay.reset();
+  loopDelay.enable();
+  try {
+    return [await work(), loopDelay.max / 1e6];
+  } finally {
+    loopDelay.disable();
+  }
+};
+
+const describe = (label: string, s: IndexSummary, heldMs: number) => {
   const p = s.phaseSeconds;
-  console.log(`${label.padEnd(14)} ${s.seconds.toFixed(1)} s: ${s.notes} notes, ${s.chunks} chunks, ${s.embedded} embedded, ${s.cached} cached`);
+  console.log(`${label.padEnd(14)} ${s.seconds.toFixed(1)} s: ${s.notes} notes, ${s.chunks} chunks, ${s.embedded} embedded, ${s.cached} cached; event loop held at most ${heldMs.toFixed(0)} ms`);
   console.log(`${''.padEnd(14)} scan ${p.scan.toFixed(1)} s · chunk ${p.chunk.toFixed(1)} s (${(s.changedNotes / Math.max(p.chunk, 1e-3)).toFixed(0)} notes/s) · embed ${p.embed.toFixed(1)} s (${(s.embedded / Math.max(p.embed, 1e-3)).toFixed(0)} chunks/s) · index ${p.index.toFixed(1)} s · persist ${p.persist.toFixed(1)} s`);
 };
 
 const opened = await openVault(vault, dataDir);
-const cold = await opened.index();
-describe('cold index', cold);
-const warm = await opened.rebuild(() => {}, 'benchmark');
-describe('warm rebuild', warm);
+describe('cold index', ...(await withLoopDelay(() => opened.index())));
+describe('warm rebuild', ...(await withLoopDelay(() => opened.rebuild(() => {}, 'benchmark'))));
+describe('reconcile', ...(await withLoopDelay(() => opened.index())));
 
 // Queries: 1-4 words drawn from the vault's own chunks.
 const rand = random(7);

@@ -273,6 +273,20 @@ describe('serialisation', () => {
     assert.deepEqual(ids(loaded, 'fresh'), ['new#0']);
   });
 
+  test('a large index is written in pieces that join into the same JSON, and an empty one round-trips', () => {
+    const many = Array.from({ length: 3000 }, (_, i) => doc(`many#${i}`, `word${i} shared w${i % 7}x${i}`));
+    const index = indexOf(many);
+    index.remove(['many#5']);
+    const pieces = [...index.jsonPieces()];
+    assert.ok(pieces.length >= 4, `${pieces.length} pieces`);
+    const loaded = KeywordIndex.fromJSON(pieces.join(''));
+    assert.deepEqual(JSON.parse(pieces.join('')), JSON.parse(index.toJSON()));
+    assert.deepEqual(loaded.terms().sort(), index.terms().sort());
+    for (const query of ['word42', 'shared', 'w3x10', 'word5']) assert.deepEqual(loaded.search(query, 20), index.search(query, 20), query);
+    const empty = KeywordIndex.fromJSON([...KeywordIndex.create().jsonPieces()].join(''));
+    assert.equal(empty.size, 0);
+  });
+
   test('corrupt input throws KeywordIndexCorruptError', () => {
     const good = indexOf(docs).toJSON();
     const parsed = JSON.parse(good);

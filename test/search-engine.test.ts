@@ -121,6 +121,38 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
     }
   });
 
+  it('a reconciliation that finds nothing new writes nothing; one after a live update saves it', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      await vault.index();
+      const before = (await vault.statusWithManifest()).manifest!;
+      const summary = await vault.index();
+      assert.equal(summary.changedNotes + summary.removedNotes, 0);
+      assert.equal(summary.phaseSeconds.persist, 0);
+      assert.equal((await vault.statusWithManifest()).manifest!.generation, before.generation, 'no new generation written');
+
+      const note = path.join(vaultDir, 'Live note.md');
+      await writeFile(note, '# Live note\n\nThe zyxwort blooms at dusk.\n');
+      await vault.update(['Live note.md']);
+      assert.equal((await vault.statusWithManifest()).manifest!.generation, before.generation, 'updates are not saved one by one');
+      // The reconciliation finds the file already indexed, but the update is not on disk yet: it saves.
+      const after = await vault.index();
+      assert.equal(after.changedNotes, 0);
+      assert.ok((await vault.statusWithManifest()).manifest!.generation > before.generation);
+      await unlink(note);
+      await vault.index();
+    } finally {
+      await vault.close();
+    }
+    const reopened = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      assert.equal(reopened.status().pendingRebuild, undefined);
+      assert.equal((await reopened.search({ query: 'zyxwort', mode: 'keyword' })).results.length, 0, 'the deletion was saved too');
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('deleting a note removes all its chunks from the keyword, vector and graph indices', async () => {
     await unlink(path.join(vaultDir, 'Qorvath setup.md'));
     const vault = await CairnVault.open(configFor(vaultDir, dataDir));

@@ -25,6 +25,11 @@ export class IndexState {
     private generation: number,
   ) {}
 
+  /** Whether this state was ever written (a fresh one, e.g. of a rebuild, was not). */
+  get saved(): boolean {
+    return this.generation > 0;
+  }
+
   static empty(dir: string, identity: IndexIdentity, vectorOptions: VectorIndexOptions): IndexState {
     return new IndexState(dir, identity, new NoteStore(), KeywordIndex.create(), createVectorIndex(vectorOptions), LinkGraph.create(), new Date().toISOString(), 0);
   }
@@ -71,12 +76,9 @@ export class IndexState {
     await rm(gen, { recursive: true, force: true });
     const files: Record<string, number> = {};
     files[NOTES_FILE] = await this.store.save(gen);
-    const keywordJson = this.keyword.toJSON();
-    await writeFileAtomic(path.join(gen, KEYWORD_FILE), keywordJson);
-    files[KEYWORD_FILE] = Buffer.byteLength(keywordJson);
-    const graphJson = this.graph.toJSON();
-    await writeFileAtomic(path.join(gen, GRAPH_FILE), graphJson);
-    files[GRAPH_FILE] = Buffer.byteLength(graphJson);
+    await this.keyword.settle();
+    files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.jsonPieces());
+    files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.toJSON());
     await this.vectors.save(path.join(gen, VECTORS_DIR));
     const manifest: Manifest = {
       ...this.identity,

@@ -86,24 +86,16 @@ export class NoteStore {
     this.failures.clear();
   }
 
-  /** Writes the store atomically; returns the file size (recorded in the manifest). */
-  async save(dir: string): Promise<number> {
-    let size = 0;
+  /** Writes the store atomically, a line per note; returns the file size (recorded in the manifest). */
+  save(dir: string): Promise<number> {
     const store = this;
-    await writeFileAtomic(
+    return writeFileAtomic(
       path.join(dir, NOTES_FILE),
       (function* () {
-        yield counted(JSON.stringify({ failures: Object.fromEntries(store.failures) }));
-        for (const record of store.notes.values()) yield counted(JSON.stringify(record));
+        yield `${JSON.stringify({ failures: Object.fromEntries(store.failures) })}\n`;
+        for (const record of store.notes.values()) yield `${JSON.stringify(record)}\n`;
       })(),
     );
-    return size;
-
-    function counted(line: string): Buffer {
-      const bytes = Buffer.from(`${line}\n`);
-      size += bytes.length;
-      return bytes;
-    }
   }
 
   static async load(dir: string): Promise<NoteStore> {

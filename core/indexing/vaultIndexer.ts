@@ -31,6 +31,8 @@ interface ChangedNote {
 const NOTES_PER_SLICE = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
+/** Chunks added to the keyword index between two yields to the event loop (≈ 35 ms of work). */
+const KEYWORD_DOCS_PER_SLICE = 250;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 
@@ -43,6 +45,8 @@ type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 export class VaultIndexer {
   private readonly filter: PathFilter;
   pendingEmbeddings = 0;
+  /** Changes applied since the last save (by `update`, or a `sync` that found differences). */
+  private unsaved = false;
 
   constructor(private readonly deps: VaultIndexerDeps) {
     this.filter = createPathFilter(deps.scanOptions);
@@ -80,10 +84,16 @@ export class VaultIndexer {
   }
 
   async persist(): Promise<void> {
-    const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
-    await this.deps.state.save();
-    for (const note of this.deps.state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
-    await this.deps.cache.save(live);
+    this.unsaved = false;
+    try {
+      const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
+      await this.deps.state.save();
+      for (const note of this.deps.state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
+      await this.deps.cache.save(live);
+    } catch (error) {
+      this.unsaved = true;
+      throw error;
+    }
   }
 
   private async run(
@@ -113,12 +123,14 @@ export class VaultIndexer {
     // Removals first; then the changed notes in batches, each chunked, indexed by keyword, embedded and indexed
     // by vector before the next: memory stays bounded and a first index is searchable after its first batch.
     const removed = new Set(gone);
-    await timed('index', async () => this.applyText([], gone));
+    await timed('index', () => this.applyText([], gone));
+    const failuresBefore = failureKey(state.store.failures);
     if (replaceFailures) state.store.failures.clear();
     for (const p of gone) state.store.failures.delete(p);
     const changedPaths = new Set<string>();
     let embedded = 0;
     let cached = 0;
+    let touched = 0;
     const runStarted = performance.now();
     const progress = (phase: IndexPhase, done: number, currentFile?: string) => {
       const elapsed = (performance.now() - runStarted) / 1000;
@@ -139,9 +151,10 @@ export class VaultIndexer {
             failures.set(entry.path, result.failure);
             if (state.store.note(entry.path)) failedKnown.push(entry.path);
           } else if (result.changed) changed.push(result.changed);
+          else touched++;
         }
       });
-      await timed('index', async () => this.applyText(changed, failedKnown));
+      await timed('index', () => this.applyText(changed, failedKnown));
       for (const p of failedKnown) removed.add(p);
       for (const c of changed) changedPaths.add(c.record.path);
       const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * batch.length : batch.length))));
@@ -154,7 +167,9 @@ export class VaultIndexer {
       listener({ type: 'file-failed', path: p, reason });
     }
 
-    if (persist) {
+    if (changedPaths.size > 0 || removed.size > 0 || touched > 0 || failureKey(state.store.failures) !== failuresBefore) this.unsaved = true;
+    // A reconciliation that found nothing new writes nothing (opening a large vault stays cheap).
+    if (persist && (this.unsaved || !state.saved)) {
       await timed('persist', async () => {
         listener({ type: 'progress', phase: 'persist', done: 0, total: 1 });
         await this.persist();
@@ -232,7 +247,7 @@ export class VaultIndexer {
   }
 
   /** First stage: the store, keyword index and graph take the changes; stale vectors go. Searchable by keyword now. */
-  private applyText(changed: ChangedNote[], removed: string[]): void {
+  private async applyText(changed: ChangedNote[], removed: string[]): Promise<void> {
     const { state } = this.deps;
     const stale: string[] = [];
     for (const p of removed) {
@@ -246,11 +261,15 @@ export class VaultIndexer {
       state.store.put(record);
       state.graph.upsertNote({ path: record.path, title: record.title, aliases: record.aliases, links: noteLinks(record) });
     }
-    state.keyword.upsert(
-      changed.flatMap(({ record, chunks }) =>
-        chunks.map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
-      ),
+    const docs = changed.flatMap(({ record, chunks }) =>
+      chunks.map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
+    // A batch of 500 notes is ~7,000 chunks, about a second of MiniSearch work: in slices, so searches
+    // (and, in browser mode, the server) are answered meanwhile.
+    for (let from = 0; from < docs.length; from += KEYWORD_DOCS_PER_SLICE) {
+      if (from > 0) await yieldToEventLoop();
+      state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_SLICE));
+    }
   }
 
   /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile). */
@@ -259,6 +278,10 @@ export class VaultIndexer {
     const current = changed.flatMap(({ chunks }) => chunks).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
     state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
   }
+}
+
+function failureKey(failures: ReadonlyMap<string, string>): string {
+  return JSON.stringify([...failures].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function storedChunk(chunk: Chunk): StoredChunk {

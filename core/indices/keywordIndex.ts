@@ -71,6 +71,9 @@ const FUZZY_WEIGHT = 0.45;
 const AUTO_VACUUM = { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 2000, batchWait: 5 };
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
+// Terms per piece of the written JSON: about 10 ms of encoding each.
+const TERMS_PER_PIECE = 2000;
+
 const TIER_EXACT_TITLE = 0;
 const TIER_QUERY_TERMS = 1;
 const TIER_EXPANSIONS_ONLY = 2;
@@ -146,6 +149,7 @@ interface MiniSearchInternals {
   _nextId: number;
   _dirtCount: number;
   _fieldIds: Record<string, number>;
+  _currentVacuum: Promise<void> | null;
 }
 
 function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
@@ -159,7 +163,8 @@ function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
     typeof m._nextId === 'number' &&
     typeof m._dirtCount === 'number' &&
     typeof m._index?.atPrefix === 'function' &&
-    typeof m._index.fuzzyGet === 'function';
+    typeof m._index.fuzzyGet === 'function' &&
+    '_currentVacuum' in m;
   if (!ok) throw new Error('minisearch internals are not those of version 7; core/indices/keywordIndex.ts needs updating');
   return m;
 }
@@ -286,14 +291,45 @@ export class KeywordIndex {
   }
 
   toJSON(): string {
-    return JSON.stringify(this.toObject());
+    return [...this.jsonPieces()].join('');
   }
 
   /** The serialisable form: `toJSON()` is `JSON.stringify` of it. */
   toObject(): object {
+    return { ...this.header(), postings: [...this.postingRows()] };
+  }
+
+  /**
+   * `toJSON()` in pieces of a few thousand terms, so that a large index is written without holding the event
+   * loop for the whole encoding. The index must not change while they are taken (call `settle()` first: an
+   * automatic vacuum in progress would change it).
+   */
+  *jsonPieces(): Generator<string> {
+    const head = JSON.stringify(this.header());
+    yield `${head.slice(0, -1)},"postings":[`;
+    let piece: string[] = [];
+    let first = true;
+    for (const row of this.postingRows()) {
+      piece.push(JSON.stringify(row));
+      if (piece.length === TERMS_PER_PIECE) {
+        yield `${first ? '' : ','}${piece.join(',')}`;
+        first = false;
+        piece = [];
+      }
+    }
+    yield `${first || piece.length === 0 ? '' : ','}${piece.join(',')}]}`;
+  }
+
+  /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
+  async settle(): Promise<void> {
+    while (this.m._currentVacuum) await this.m._currentVacuum;
+  }
+
+  /** Everything but the postings; stale postings are dropped first, so only live data is written. */
+  private header(): { format: string; version: number; titles: Array<[string, string[]]>; miniSearch: AsPlainObject } {
     this.dropStalePostings();
     const m = this.m;
-    // MiniSearch's own serialisation, except the inverted index, which is written compactly below.
+    // MiniSearch's own serialisation, except the inverted index, which is written compactly by postingRows().
     const miniSearch: AsPlainObject = {
       documentCount: m._documentCount,
       nextId: m._nextId,
@@ -306,20 +342,16 @@ export class KeywordIndex {
       index: [],
       serializationVersion: 2,
     };
-    const postings: Array<Array<string | number>> = [];
+    return { format: FORMAT, version: FORMAT_VERSION, titles: [...this.idsByTitleKey].map(([key, ids]) => [key, [...ids]]), miniSearch };
+  }
+
+  private *postingRows(): Generator<Array<string | number>> {
     const writer = new VarintWriter();
-    for (const [term, fields] of m._index) {
+    for (const [term, fields] of this.m._index) {
       const row: Array<string | number> = [term];
       for (const [fieldId, docs] of fields) row.push(fieldId, writer.encodePostings(docs));
-      postings.push(row);
+      yield row;
     }
-    return {
-      format: FORMAT,
-      version: FORMAT_VERSION,
-      titles: [...this.idsByTitleKey].map(([key, ids]) => [key, [...ids]]),
-      miniSearch,
-      postings,
-    };
   }
 
   get size(): number {
@@ -385,8 +417,10 @@ export class KeywordIndex {
   /** Every distinct indexed term (for building query expansions over the vault's own vocabulary). */
   terms(): string[] {
     const terms: string[] = [];
-    // Terms of discarded chunks linger until vacuuming; list only terms some live chunk still has.
-    for (const [term, fields] of this.m._index) if (this.hasLiveChunk(fields)) terms.push(term);
+    // Terms of discarded chunks linger until vacuuming; list only terms some live chunk still has. With none
+    // discarded every term is live, and the postings (decoded lazily after loading) need not be read at all.
+    const dirty = this.m._dirtCount > 0;
+    for (const [term, fields] of this.m._index) if (!dirty || this.hasLiveChunk(fields)) terms.push(term);
     return terms;
   }
 
