@@ -2,12 +2,15 @@
 // events come back from it. If the core process dies it is restarted on the last vault (a few times at most), and
 // the window is told.
 import { utilityProcess, type UtilityProcess } from 'electron';
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
-import type { RemoteMethod } from '../core/server/apiMethods.js';
+import type { AppEvent, CairnApi } from '../core/appApi.js';
+import { forwardRemoteMethods, type RemoteMethod } from '../core/server/apiMethods.js';
 import type { CoreHostOptions, FromCore, ToCore } from './coreProtocol.js';
 
 const MAX_RESTARTS = 3;
 const SHUTDOWN_TIMEOUT_MS = 5000;
+
+// The remote methods are forwarded by forwardRemoteMethods() in the constructor.
+export interface CoreProcess extends Omit<CairnApi, 'subscribe'> {}
 
 export class CoreProcess implements CairnApi {
   private child!: UtilityProcess;
@@ -23,6 +26,7 @@ export class CoreProcess implements CairnApi {
     private readonly options: CoreHostOptions,
   ) {
     this.lastVault = options.vault;
+    Object.assign(this, forwardRemoteMethods((method, args) => this.call(method, args)));
     this.spawn();
   }
 
@@ -67,24 +71,14 @@ export class CoreProcess implements CairnApi {
     for (const listener of this.listeners) listener(event);
   }
 
-  private call<T>(method: RemoteMethod, args: unknown[]): Promise<T> {
+  private call(method: RemoteMethod, args: unknown[]): Promise<unknown> {
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
       this.child.postMessage({ kind: 'call', id, method, args } satisfies ToCore);
     });
   }
 
-  getState = () => this.call<AppState>('getState', []);
-  openVault = (path: string) => this.call<AppState>('openVault', [path]);
-  search = (request: SearchRequest) => this.call<SearchResponse>('search', [request]);
-  ask = (request: AskRequest) => this.call<AskResponse>('ask', [request]);
-  getNote = (path: string) => this.call<NoteView>('getNote', [path]);
-  resolveLink = (target: string, fromPath: string) => this.call<string | null>('resolveLink', [target, fromPath]);
-  getConfig = () => this.call<ConfigView>('getConfig', []);
-  saveConfigText = (text: string) => this.call<SaveConfigResult>('saveConfigText', [text]);
-  saveConfigValues = (values: Record<string, unknown>) => this.call<SaveConfigResult>('saveConfigValues', [values]);
-  openInEditor = (path: string) => this.call<void>('openInEditor', [path]);
 
   subscribe(listener: (event: AppEvent) => void): () => void {
     this.listeners.add(listener);

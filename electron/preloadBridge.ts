@@ -2,7 +2,7 @@
 // process on one channel) plus chooseFolder(). Written against small stand-ins for Electron's ipcRenderer and
 // contextBridge so that tests can check the surface without Electron.
 import type { AppEvent, CairnApi } from '../core/appApi.js';
-import { REMOTE_METHODS } from '../core/server/apiMethods.js';
+import { forwardRemoteMethods, REMOTE_METHODS } from '../core/server/apiMethods.js';
 import { CALL_CHANNEL, CHOOSE_FOLDER_CHANNEL, EVENT_CHANNEL, type IpcReply } from './ipcChannels.js';
 
 export interface DesktopApi extends CairnApi {
@@ -29,9 +29,8 @@ export function createDesktopApi(ipc: IpcRendererLike): DesktopApi {
     if (!reply.ok) throw new Error(reply.error);
     return reply.result;
   };
-  const remote = Object.fromEntries(REMOTE_METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)]));
   return {
-    ...(remote as Omit<CairnApi, 'subscribe'>),
+    ...forwardRemoteMethods(call),
     subscribe(listener: (event: AppEvent) => void) {
       const handler = (_event: unknown, appEvent: unknown) => listener(appEvent as AppEvent);
       ipc.on(EVENT_CHANNEL, handler);

@@ -22,6 +22,11 @@ type Missing = Exclude<RemoteMethod, (typeof REMOTE_METHODS)[number]>;
 const everyMethodListed: [Missing] extends [never] ? true : Missing = true;
 void everyMethodListed;
 
+/** The remote part of a CairnApi for one transport: every method forwarded to `call(method, args)`. */
+export function forwardRemoteMethods(call: (method: RemoteMethod, args: unknown[]) => Promise<unknown>): Omit<CairnApi, 'subscribe'> {
+  return Object.fromEntries(REMOTE_METHODS.map((method) => [method, (...args: unknown[]) => call(method, args)])) as Omit<CairnApi, 'subscribe'>;
+}
+
 export function isRemoteMethod(name: unknown): name is RemoteMethod {
   return typeof name === 'string' && (REMOTE_METHODS as readonly string[]).includes(name);
 }

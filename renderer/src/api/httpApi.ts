@@ -1,6 +1,7 @@
 // The CairnApi over HTTP, for browser mode (`cairn serve`): POST /api/<method> with the token in a header,
 // events from one shared EventSource on /api/events.
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../../../core/appApi.ts';
+import type { AppEvent, CairnApi } from '../../../core/appApi.ts';
+import { forwardRemoteMethods, type RemoteMethod } from '../../../core/server/apiMethods.ts';
 
 const TOKEN_KEY = 'cairn-token';
 
@@ -14,14 +15,19 @@ export function browserToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
 }
 
+// The remote methods are forwarded by forwardRemoteMethods() in the constructor.
+export interface HttpCairnApi extends Omit<CairnApi, 'subscribe'> {}
+
 export class HttpCairnApi implements CairnApi {
   private readonly listeners = new Set<(event: AppEvent) => void>();
   private source: EventSource | null = null;
   private lost = false;
 
-  constructor(private readonly token: string) {}
+  constructor(private readonly token: string) {
+    Object.assign(this, forwardRemoteMethods((method, args) => this.call(method, args)));
+  }
 
-  private async call<T>(method: string, args: unknown[]): Promise<T> {
+  private async call(method: RemoteMethod, args: unknown[]): Promise<unknown> {
     let response: Response;
     try {
       response = await fetch(`/api/${method}`, {
@@ -32,21 +38,11 @@ export class HttpCairnApi implements CairnApi {
     } catch {
       throw new Error('Cannot reach the Cairn server. Is `cairn serve` still running?');
     }
-    const body = (await response.json().catch(() => ({}))) as { result?: T; error?: string };
+    const body = (await response.json().catch(() => ({}))) as { result?: unknown; error?: string };
     if (!response.ok) throw new Error(body.error ?? `${method} failed (HTTP ${response.status})`);
-    return body.result as T;
+    return body.result;
   }
 
-  getState = () => this.call<AppState>('getState', []);
-  openVault = (path: string) => this.call<AppState>('openVault', [path]);
-  search = (request: SearchRequest) => this.call<SearchResponse>('search', [request]);
-  ask = (request: AskRequest) => this.call<AskResponse>('ask', [request]);
-  getNote = (path: string) => this.call<NoteView>('getNote', [path]);
-  resolveLink = (target: string, fromPath: string) => this.call<string | null>('resolveLink', [target, fromPath]);
-  getConfig = () => this.call<ConfigView>('getConfig', []);
-  saveConfigText = (text: string) => this.call<SaveConfigResult>('saveConfigText', [text]);
-  saveConfigValues = (values: Record<string, unknown>) => this.call<SaveConfigResult>('saveConfigValues', [values]);
-  openInEditor = (path: string) => this.call<void>('openInEditor', [path]);
 
   subscribe(listener: (event: AppEvent) => void): () => void {
     this.listeners.add(listener);
