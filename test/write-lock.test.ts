@@ -1,25 +1,46 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { IndexLockedError, withWriteLock } from '../core/indexing/writeLock.js';
+
+const LOCK_MODULE = fileURLToPath(new URL('../core/indexing/writeLock.ts', import.meta.url));
+
+/** Runs a child process that takes the lock `rounds` times, logging "<tag> in" / "<tag> out" lines around a pause. */
+function lockingProcess(dir: string, log: string, tag: string, rounds: number): Promise<number | null> {
+  const script = `
+    import { appendFileSync } from 'node:fs';
+    import { withWriteLock } from ${JSON.stringify(LOCK_MODULE)};
+    for (let i = 0; i < ${rounds}; i++) {
+      await withWriteLock(${JSON.stringify(dir)}, async () => {
+        appendFileSync(${JSON.stringify(log)}, '${tag} in\\n');
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+        appendFileSync(${JSON.stringify(log)}, '${tag} out\\n');
+      });
+    }`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: 'inherit' });
+  return new Promise((resolve) => child.on('exit', resolve));
+}
 
 describe('index write lock', () => {
   let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-lock-'));
+  });
   after(() => rm(dir, { recursive: true, force: true }));
 
   it('writers take turns, and the lock is released after an error', async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-lock-'));
     const order: string[] = [];
     const slow = (name: string) => async () => {
       order.push(`${name} in`);
       await new Promise((r) => setTimeout(r, 100));
       order.push(`${name} out`);
     };
-    await Promise.all([withWriteLock(dir, slow('a')), withWriteLock(dir, slow('b'))]);
-    assert.deepEqual(order, ['a in', 'a out', 'b in', 'b out']);
+    await Promise.all([withWriteLock(dir, slow('a')), withWriteLock(dir, slow('b')), withWriteLock(dir, slow('c'))]);
+    assert.deepEqual(order, ['a in', 'a out', 'b in', 'b out', 'c in', 'c out']);
     await assert.rejects(withWriteLock(dir, async () => { throw new Error('boom'); }), /boom/);
     assert.equal(await withWriteLock(dir, async () => 'free again'), 'free again');
   });
@@ -38,5 +59,19 @@ describe('index write lock', () => {
     } finally {
       live.kill();
     }
+  });
+
+  it('processes contending for one index never hold the lock at the same time', async () => {
+    const log = path.join(dir, 'turns.log');
+    await writeFile(log, '');
+    const codes = await Promise.all(['p1', 'p2', 'p3'].map((tag) => lockingProcess(dir, log, tag, 8)));
+    assert.deepEqual(codes, [0, 0, 0]);
+    const lines = (await readFile(log, 'utf8')).trim().split('\n');
+    assert.equal(lines.length, 3 * 8 * 2);
+    for (let i = 0; i < lines.length; i += 2) {
+      const tag = lines[i].split(' ')[0];
+      assert.deepEqual([lines[i], lines[i + 1]], [`${tag} in`, `${tag} out`], `turns interleave at line ${i + 1}`);
+    }
+    assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('write.lock')), [], 'no lock or draft file is left behind');
   });
 });

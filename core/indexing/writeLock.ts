@@ -1,4 +1,4 @@
-import { open, readFile, rm } from 'node:fs/promises';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const LOCK_FILE = 'write.lock';
@@ -7,35 +7,90 @@ const POLL_MS = 100;
 /** Another live process has been writing this index for longer than we were willing to wait. */
 export class IndexLockedError extends Error {}
 
+/** Writers of this process, per index folder: they queue here in call order before contending with other processes. */
+const localQueues = new Map<string, Promise<unknown>>();
+
 /**
  * Runs `work` while holding the index folder's write lock, so two Cairn processes on one vault (the app and a
- * `cairn search` in a terminal) never write generations over each other. A lock left by a dead process is taken over.
+ * `cairn search` in a terminal) never write generations over each other. Writers in one process take turns in call
+ * order; a lock left by a dead process is taken over.
  */
 export async function withWriteLock<T>(dir: string, work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const key = path.resolve(dir);
+  const previous = localQueues.get(key) ?? Promise.resolve();
+  const mine = previous.catch(() => undefined).then(() => holdFileLock(key, work, timeoutMs));
+  const tail = mine.catch(() => undefined);
+  localQueues.set(key, tail);
+  try {
+    return await mine;
+  } finally {
+    if (localQueues.get(key) === tail) localQueues.delete(key);
+  }
+}
+
+async function holdFileLock<T>(dir: string, work: () => Promise<T>, timeoutMs: number): Promise<T> {
   const file = path.join(dir, LOCK_FILE);
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(await readFile(file, 'utf8').catch(() => ''));
-      if (!isAlive(holder)) {
-        await rm(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new IndexLockedError(`the index in ${dir} is being written by process ${holder}`);
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  while (!(await tryCreate(file))) {
+    const holder = await readHolder(file);
+    if (holder === undefined) continue; // released between our attempt and the read
+    if (!isAlive(holder)) {
+      await removeStale(file, holder);
+      continue;
     }
+    if (Date.now() > deadline) throw new IndexLockedError(`the index in ${dir} is being written by process ${holder}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {
     return await work();
   } finally {
     await rm(file, { force: true });
   }
+}
+
+/**
+ * Creates the lock file already holding our pid: the pid goes into a private file first, which is then hard-linked
+ * into place. link() fails if the lock exists, so no other process ever reads a lock file that is still empty.
+ */
+async function tryCreate(file: string): Promise<boolean> {
+  const draft = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  await writeFile(draft, String(process.pid));
+  try {
+    await link(draft, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(draft, { force: true });
+  }
+}
+
+/** The pid in the lock file, or undefined when there is no lock file (any more). */
+async function readHolder(file: string): Promise<number | undefined> {
+  try {
+    return Number(await readFile(file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Moves a dead process's lock aside, then removes it. If another process took the stale lock over between our read and
+ * the move, what we moved is its live lock: it is put back (link fails only if yet another writer holds the lock now).
+ */
+async function removeStale(file: string, deadPid: number): Promise<void> {
+  const aside = `${file}.stale.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  try {
+    await rename(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  const moved = await readHolder(aside);
+  if (moved !== deadPid) await link(aside, file).catch(() => undefined);
+  await rm(aside, { force: true });
 }
 
 function isAlive(pid: number): boolean {
