@@ -127,6 +127,22 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await page.getByTestId('note-view').locator('h1.note-title', { hasText: 'Chunking' }).waitFor();
   });
 
+  test('a passage of merged short sections is cited, and opened, at the part the query matched', async () => {
+    // In the sample Glossary, "### Citation" is too short to stand alone: it shares a chunk with "### Chunk".
+    await searchAndWait('where a passage came from');
+    const hit = page.getByTestId('result-item').filter({ has: page.locator('.result-title', { hasText: 'Glossary' }) }).first();
+    assert.equal(await hit.locator('.breadcrumb').textContent(), 'Glossary › Terms › Citation');
+    await hit.click();
+    const note = page.getByTestId('note-view');
+    await note.locator('h1.note-title', { hasText: 'Glossary' }).waitFor();
+    const heading = note.locator('.note-body > h3.cited', { hasText: 'Citation' });
+    await heading.waitFor();
+    assert.equal(await note.locator('.note-body > h3.cited', { hasText: 'Chunk' }).count(), 1, 'the whole passage is highlighted');
+    const pane = (await page.locator('.note-scroll').boundingBox())!;
+    const box = (await heading.boundingBox())!;
+    assert.ok(box.y >= pane.y && box.y < pane.y + pane.height, 'the matched part is in view');
+  });
+
   test('Ask mode takes a question on Enter and answers it with citations (more in ask.test.ts)', async () => {
     await page.getByRole('tab', { name: 'Ask' }).click();
     await search('How is a long section split?');

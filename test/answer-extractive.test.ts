@@ -145,6 +145,9 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     const answer = await answerQuestion(vault, 'Where does the fern get its light?');
     assert.equal(answer.confident, true);
     assert.match(answer.answer, /indirect light near a north window/);
+    // "Light" is merged into the longer "Watering" chunk (min_chunk_chars); the quote is still cited under its own heading.
+    const cited = answer.citations.find((c) => c.quotes?.some((q) => q.text.includes('north window')));
+    assert.deepEqual(cited?.headerPath, ['Houseplants', 'Light']);
     await assertCitationsReal(vaultDir, answer);
   });
 

@@ -89,6 +89,36 @@ describe('merging small sections', () => {
   });
 });
 
+describe('parts of merged sections', () => {
+  it('a merged chunk lists each part\'s heading and first line; an unmerged one lists none', async () => {
+    const text = `# Title\n\n## Global Filter\n\nOnly tasks with the tag.\n\n## Dates\n\n${paragraph(6)}\n\n# Alone\n\n${paragraph(6, 1)}\n`;
+    const chunks = await checked(text);
+    assert.equal(chunks.length, 2);
+    assert.deepEqual(chunks[0].parts, [
+      { startLine: 1, headerPath: ['Title'], anchor: 'title' },
+      { startLine: 3, headerPath: ['Title', 'Global Filter'], anchor: 'global-filter' },
+      { startLine: 7, headerPath: ['Title', 'Dates'], anchor: 'dates' },
+    ]);
+    assert.deepEqual(chunks[0].headerPath, ['Title', 'Dates'], 'cited by its longest part');
+    assert.equal(chunks[1].parts, undefined);
+  });
+
+  it('a merged run cut by the token window: each piece is cited by the part it holds most of, with that header prefix', async () => {
+    const text = `# Guide\n\n## Short one\n\n${paragraph(1)}\n\n## Long two\n\n${paragraph(3, 1)}\n\n${paragraph(3, 2)}\n`;
+    const whole = await checked(text, { min_chunk_chars: 2000 });
+    assert.equal(whole.length, 1);
+    assert.deepEqual(whole[0].headerPath, ['Guide', 'Long two']);
+    // A window of 60 tokens cannot hold the merged section: its pieces are cited by what they hold.
+    const pieces = await checked(text, { min_chunk_chars: 2000, overlap_chars: 0 }, 60);
+    assert.ok(pieces.length >= 2, `got ${pieces.length} pieces`);
+    assert.deepEqual(pieces[0].headerPath.at(-1), 'Short one');
+    assert.ok(pieces[0].content.startsWith('Guide > Short one\n\n'));
+    assert.deepEqual(pieces.at(-1)!.headerPath, ['Guide', 'Long two']);
+    assert.ok(pieces.at(-1)!.content.startsWith('Guide > Long two\n\n'));
+    for (const piece of pieces) if (piece.parts) assert.ok(piece.parts.length >= 2);
+  });
+});
+
 describe('splitting large sections', () => {
   it('splits at paragraph boundaries and tags sub-chunks _sub_N', async () => {
     const paras = [paragraph(10, 1), paragraph(10, 2), paragraph(10, 3)];

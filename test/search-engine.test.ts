@@ -231,3 +231,38 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
     }
   });
 });
+
+describe('citations inside a chunk of merged small sections', { timeout: 60_000 }, () => {
+  let root: string;
+  let vault: CairnVault;
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-parts-'));
+    const vaultDir = path.join(root, 'vault');
+    await mkdir(vaultDir, { recursive: true });
+    await writeFile(
+      path.join(vaultDir, 'Kitchen.md'),
+      '# Kitchen\n\n## Knives\n\nHone the chef knife on a whetstone weekly.\n\n## Pans\n\nSeason the cast iron pan with oil after every wash, never soak it, and store it dry with a paper towel inside.\n',
+    );
+    await writeFile(path.join(vaultDir, 'Garden.md'), '# Garden\n\nThe tomato plants need water every morning during the hot weeks of summer.\n');
+    vault = await CairnVault.open(configFor(vaultDir, path.join(root, 'data')));
+    await vault.index();
+  });
+  after(async () => {
+    await vault?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('the passage is cited by the heading of the part the query matched, with the whole passage\'s lines', async () => {
+    const [byKnife] = (await vault.search({ query: 'sharpen with a whetstone' })).results;
+    assert.equal(byKnife.path, 'Kitchen.md');
+    assert.deepEqual(byKnife.parts?.map((p) => [p.startLine, p.headerPath.at(-1)]), [[1, 'Kitchen'], [3, 'Knives'], [7, 'Pans']], 'the three sections are one chunk');
+    assert.deepEqual(byKnife.headerPath, ['Kitchen', 'Knives']);
+    assert.equal(byKnife.anchor, 'knives');
+    assert.deepEqual([byKnife.startLine, byKnife.endLine], [1, 9]);
+    const [byPan] = (await vault.search({ query: 'cast iron pan' })).results;
+    assert.equal(byPan.chunkId, byKnife.chunkId);
+    assert.deepEqual(byPan.headerPath, ['Kitchen', 'Pans']);
+    // The note's top heading is a part too: a query naming it is cited there.
+    assert.deepEqual((await vault.search({ query: 'kitchen' })).results[0].headerPath, ['Kitchen']);
+  });
+});

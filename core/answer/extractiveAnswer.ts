@@ -4,6 +4,7 @@
  * answer says so plainly and lists the closest passages instead: a quote presented as an answer it is not
  * would mislead more than no answer.
  */
+import { headerPathAt } from '../search/citedPart.js';
 import { plainText } from './answerUnits.js';
 import { sourceLabel } from './retrieveSources.js';
 import { pickUnits, type ScoredUnit } from './sentenceRanker.js';
@@ -69,13 +70,15 @@ function renderUnits(units: readonly ScoredUnit[]): string {
 
 function citationOf(units: readonly ScoredUnit[], n: number): Citation {
   const { source, piece } = units[0];
+  const startLine = Math.min(...units.map((u) => u.startLine));
   return {
     n,
     chunkId: piece.chunkId,
     path: source.path,
     title: source.title,
-    headerPath: source.headerPath,
-    startLine: Math.min(...units.map((u) => u.startLine)),
+    // The quote's own heading: a section merged into a longer one is cited by its heading, not the longer one's.
+    headerPath: headerPathAt(piece, startLine),
+    startLine,
     endLine: Math.max(...units.map((u) => u.endLine)),
     quotes: units.map((u) => ({ text: u.unit.raw, startLine: u.startLine, endLine: u.endLine })),
   };

@@ -12,7 +12,7 @@
  */
 import type { ChunkSummary } from '../search/queryOrchestrator.js';
 import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
-import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
+import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
 import type { AnswerSource } from './types.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
 

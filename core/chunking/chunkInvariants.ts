@@ -38,6 +38,12 @@ export function chunkInvariantViolations(text: string, chunks: Chunk[], config: 
       else if (!previous.text.endsWith(chunk.overlap)) problems.push(`${where}: overlap is not the tail of the previous sub-chunk`);
       if (chunk.overlap.length > config.overlap_chars) problems.push(`${where}: overlap longer than overlap_chars`);
     }
+    if (chunk.parts) {
+      const lines = chunk.parts.map((p) => p.startLine);
+      if (chunk.parts.length < 2) problems.push(`${where}: parts listed for a single section`);
+      if (lines[0] !== chunk.startLine || lines.some((line, j) => j > 0 && line <= lines[j - 1]) || lines.at(-1)! > chunk.endLine) problems.push(`${where}: part lines ${lines.join(',')} out of order or outside lines ${chunk.startLine}-${chunk.endLine}`);
+      if (!chunk.parts.some((p) => p.headerPath.join('\0') === chunk.headerPath.join('\0') && p.anchor === chunk.anchor)) problems.push(`${where}: cited heading is none of its parts`);
+    }
     if (chunk.sub !== null && !chunk.id.includes(`_sub_${chunk.sub}@`)) problems.push(`${where}: sub-chunk id lacks _sub_${chunk.sub}`);
   });
   // Every non-blank character of the body belongs to a chunk.

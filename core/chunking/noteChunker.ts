@@ -4,12 +4,12 @@ import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/fron
 import { extractInlineRefs } from '../parse/links.js';
 import type { MarkdownOutline, MarkdownOutliner } from '../parse/markdownTree.js';
 import { splitRange, type Span } from './rangeSplitter.js';
-import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section } from './sections.js';
+import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section, type SectionPart } from './sections.js';
 import type { TokenCounter } from './tokenCounter.js';
-import type { Chunk, ChunkedNote, Chunker, NoteInput } from './types.js';
+import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
 
 /** Bumped whenever the same input and config could produce different chunks; recorded in the manifest. */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 
 /**
  * Cuts notes into chunks: sections (chosen by the subclass) → force-split those beyond the size limit or
@@ -34,11 +34,10 @@ abstract class SectionChunker implements Chunker {
     const lines = lineStarts(text);
     const chunks: Chunk[] = [];
     this.sections(text, frontmatter.end, outline).forEach((section, ordinal) => {
-      const prefix = this.prefixFor(section);
-      const pieces = this.piecesOf(text, section, prefix, outline);
-      pieces.forEach(({ span, overlap }, n) => {
+      const pieces = this.piecesOf(text, section, outline, lines);
+      pieces.forEach((piece, n) => {
         const sub = pieces.length > 1 ? n : null;
-        chunks.push(this.assemble(note, metadata, outline, lines, section, prefix, span, ordinal, sub, overlap, chunks.length));
+        chunks.push(this.assemble(note, metadata, outline, lines, piece, ordinal, sub, chunks.length));
       });
     });
     return { chunks, metadata, frontmatterError: frontmatter.error };
@@ -48,7 +47,7 @@ abstract class SectionChunker implements Chunker {
    * The header path put before the text for indexing, taking at most half the token window: a very deep
    * or very long path loses its root headings first, then the words beyond the budget.
    */
-  private prefixFor(section: Section): string {
+  private prefixFor(section: Pick<Section, 'headerPath'>): string {
     if (!this.config.include_parent_headers || section.headerPath.length === 0) return '';
     const budget = Math.floor(this.tokens.window / 2);
     const path = section.headerPath;
@@ -61,61 +60,60 @@ abstract class SectionChunker implements Chunker {
     return words.length ? `${words.join(' ')}\n\n` : '';
   }
 
-  /** The section whole when it fits; else its pieces, each fitting the window with its prefix and overlap. */
-  private piecesOf(text: string, section: Section, prefix: string, outline: MarkdownOutline): Array<{ span: Span; overlap: string }> {
+  /**
+   * The section whole when it fits; else its pieces, each fitting the window with its own prefix and overlap.
+   * Each piece is cited by the part of the section it holds most of (see `partsOf`), and prefixed with that header path.
+   */
+  private piecesOf(text: string, section: Section, outline: MarkdownOutline, lines: number[]): Piece[] {
     const window = this.tokens.window;
     const maxChars = this.maxChars();
-    if (section.end - section.start <= maxChars && this.tokens.count(prefix + text.slice(section.start, section.end)) <= window) return [{ span: section, overlap: '' }];
-    // Room left for text once the prefix and the largest likely overlap (≤ 1 token per character) are in.
-    let maxTokens = Math.max(1, window - this.tokens.count(prefix) - Math.min(this.config.overlap_chars, Math.floor(window / 4)));
+    const pieceOf = (span: Span, overlap: string): Piece => {
+      const cited = partsOf(section, span, lines);
+      return { span, overlap, ...cited, prefix: this.prefixFor(cited.cited) };
+    };
+    const whole = pieceOf(section, '');
+    if (section.end - section.start <= maxChars && this.tokens.count(whole.prefix + text.slice(section.start, section.end)) <= window) return [whole];
+    // Room left for text once the longest prefix a piece may get and the largest likely overlap (≤ 1 token per character) are in.
+    const prefixTokens = Math.max(...(section.parts ?? [section]).map((part) => this.tokens.count(this.prefixFor(part))));
+    let maxTokens = Math.max(1, window - prefixTokens - Math.min(this.config.overlap_chars, Math.floor(window / 4)));
     for (;;) {
       const spans = splitRange(text, section.start, section.end, outline.headings, outline.blocks, { maxChars, maxTokens, countTokens: (t) => this.tokens.count(t) });
       const pieces = spans.map((span, n) => {
         const body = text.slice(span.start, span.end);
-        const tail = n ? overlapTail(text.slice(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '';
+        const piece = pieceOf(span, n ? overlapTail(text.slice(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '');
         // The overlap is context, not content: it is the first thing dropped when the window is tight.
-        const overlap = tail && this.tokens.count(contentOf(prefix, tail, body)) <= window ? tail : '';
-        return { span, overlap, tokens: this.tokens.count(contentOf(prefix, overlap, body)) };
+        if (piece.overlap && this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) > window) piece.overlap = '';
+        return { piece, tokens: this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) };
       });
       // Token counts are not always additive across piece boundaries (word pieces): tighten and retry.
       const worst = Math.max(...pieces.map((p) => p.tokens));
-      if (worst <= window || maxTokens === 1) return pieces;
+      if (worst <= window || maxTokens === 1) return pieces.map((p) => p.piece);
       maxTokens = Math.max(1, maxTokens - (worst - window));
     }
   }
 
-  private assemble(
-    note: NoteInput,
-    metadata: NoteMetadata,
-    outline: MarkdownOutline,
-    lines: number[],
-    section: Section,
-    prefix: string,
-    piece: Span,
-    ordinal: number,
-    sub: number | null,
-    overlap: string,
-    index: number,
-  ): Chunk {
-    const text = note.text.slice(piece.start, piece.end);
-    const content = contentOf(prefix, overlap, text);
+  private assemble(note: NoteInput, metadata: NoteMetadata, outline: MarkdownOutline, lines: number[], piece: Piece, ordinal: number, sub: number | null, index: number): Chunk {
+    const { span, overlap, cited, parts } = piece;
+    const text = note.text.slice(span.start, span.end);
+    const content = contentOf(piece.prefix, overlap, text);
     const hash = createHash('sha256').update(content).digest('hex').slice(0, 16);
-    const refs = extractInlineRefs(note.text, piece.start, piece.end, outline.codeRanges);
+    const refs = extractInlineRefs(note.text, span.start, span.end, outline.codeRanges);
     return {
       id: `${note.path}#${ordinal}${sub === null ? '' : `_sub_${sub}`}@${hash.slice(0, 8)}`,
       docId: note.path,
       index,
-      headerPath: section.headerPath,
-      level: section.level,
-      anchor: section.anchor,
+      headerPath: cited.headerPath,
+      level: cited.level,
+      anchor: cited.anchor,
+      ...(parts ? { parts } : {}),
       sub,
       text,
       overlap,
       content,
-      start: piece.start,
-      end: piece.end,
-      startLine: lineOf(lines, piece.start),
-      endLine: lineOf(lines, piece.end - 1),
+      start: span.start,
+      end: span.end,
+      startLine: lineOf(lines, span.start),
+      endLine: lineOf(lines, span.end - 1),
       tokenCount: this.tokens.count(content),
       hash,
       title: metadata.title,
@@ -148,6 +146,29 @@ export class WholeNoteChunker extends SectionChunker {
   protected sections(text: string, bodyStart: number): Section[] {
     return wholeBody(text, bodyStart);
   }
+}
+
+/** A span of a section to become a chunk, with how it is cited and what is put before it for indexing. */
+interface Piece {
+  span: Span;
+  overlap: string;
+  cited: SectionPart;
+  parts?: ChunkPart[];
+  prefix: string;
+}
+
+/**
+ * How a piece of a section is cited. A merged section's piece is cited by the part it holds most of (the first
+ * such), and lists its parts when it holds more than one; a piece starting inside a part starts that part.
+ */
+function partsOf(section: Section, piece: Span, lines: number[]): { cited: SectionPart; parts?: ChunkPart[] } {
+  if (!section.parts) return { cited: section };
+  const held = section.parts
+    .map((part) => ({ part, from: Math.max(part.start, piece.start), to: Math.min(part.end, piece.end) }))
+    .filter(({ from, to }) => from < to);
+  const cited = held.reduce((best, p) => (p.to - p.from > best.to - best.from ? p : best)).part;
+  if (held.length === 1) return { cited };
+  return { cited, parts: held.map(({ part, from }) => ({ startLine: lineOf(lines, from), headerPath: part.headerPath, anchor: part.anchor })) };
 }
 
 function contentOf(prefix: string, overlap: string, text: string): string {

@@ -10,7 +10,12 @@ export interface Section {
   headerPath: string[];
   level: number;
   anchor: string;
+  /** Set when small sections were merged into this one: the merged sections, in order. */
+  parts?: SectionPart[];
 }
+
+/** One of the sections a merged section is made of. */
+export type SectionPart = Omit<Section, 'parts'>;
 
 /**
  * Cuts the body at every heading: the text before the first heading (if not blank), then one section per
@@ -46,13 +51,15 @@ export function wholeBody(text: string, bodyStart: number): Section[] {
  *   joins the run before it (backward merge);
  * - a section joins a run only if it is as deep as the run's first section or deeper (a sibling or a
  *   descendant), so "## A" never swallows the following "# B"; and never beyond `maxChars`.
- * The merged section is cited by the heading of its longest part (the content it is mostly about).
+ * The merged section is cited by the heading of its longest part (the content it is mostly about) and keeps
+ * every part's heading, so a search can cite the part a query is about.
  */
 export function mergeSmallSections(sections: Section[], minChars: number, maxChars: number): Section[] {
   const merged: Section[] = [];
-  let run: { first: Section; longest: Section; start: number; end: number } | undefined;
+  let run: { first: Section; longest: Section; members: SectionPart[]; start: number; end: number } | undefined;
   const flush = () => {
-    if (run) merged.push({ ...run.longest, start: run.start, end: run.end });
+    if (!run) return;
+    merged.push({ ...run.longest, start: run.start, end: run.end, ...(run.members.length > 1 ? { parts: run.members } : {}) });
   };
   sections.forEach((section, i) => {
     const size = section.end - section.start;
@@ -60,10 +67,11 @@ export function mergeSmallSections(sections: Section[], minChars: number, maxCha
     const strandedIfAlone = size < minChars && !(next && next.level >= section.level);
     if (run && section.level >= run.first.level && section.end - run.start <= maxChars && (run.end - run.start < minChars || strandedIfAlone)) {
       run.end = section.end;
+      run.members.push(section);
       if (size > run.longest.end - run.longest.start) run.longest = section;
     } else {
       flush();
-      run = { first: section, longest: section, start: section.start, end: section.end };
+      run = { first: section, longest: section, members: [section], start: section.start, end: section.end };
     }
   });
   flush();

@@ -1,6 +1,14 @@
 import type { FrontmatterError, NoteMetadata } from '../parse/frontmatter.js';
 import type { NoteLink } from '../parse/links.js';
 
+/** One heading's part of a chunk that small sections were merged into. */
+export interface ChunkPart {
+  /** 1-based line where this part starts (its heading line, or the chunk's first line). */
+  startLine: number;
+  headerPath: string[];
+  anchor: string;
+}
+
 /** A citable passage of one note: exactly `source.slice(start, end)`, plus what gets indexed. */
 export interface Chunk {
   /** Deterministic: `docId#<section ordinal>[_sub_<n>]@<hash prefix>`. */
@@ -15,6 +23,11 @@ export interface Chunk {
   level: number;
   /** URL slug of the chunk's heading, as GitHub and Obsidian make it ('' before the first heading). */
   anchor: string;
+  /**
+   * Set when the chunk holds several small sections merged (`min_chunk_chars`): each one's heading and first line,
+   * in order. `headerPath` and `anchor` above are those of the longest part; a search cites the part it matched.
+   */
+  parts?: ChunkPart[];
   /** N of `_sub_N` when the chunk is a piece of a force-split section, else null. */
   sub: number | null;
   text: string;

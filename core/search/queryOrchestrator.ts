@@ -2,9 +2,12 @@ import type { SearchConfig } from '../config/schema.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
+import type { ChunkPart } from '../chunking/types.js';
 import type { ChunkRef } from '../indexing/noteStore.js';
+import { citeQueriedPart } from './citedPart.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
 import type { QueryExpander } from './queryExpander.js';
+import { questionTerms } from './termOverlap.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 
@@ -31,8 +34,11 @@ export interface ChunkSummary {
   chunkId: string;
   path: string;
   title: string;
+  /** The heading the passage is cited by: for a chunk of merged sections, the part a search matched. */
   headerPath: string[];
   anchor: string;
+  /** Set when the chunk merges several small sections: each one's heading and first line. */
+  parts?: ChunkPart[];
   startLine: number;
   endLine: number;
   text: string;
@@ -107,10 +113,11 @@ export class QueryOrchestrator {
       },
       { graphMultiplier: mode === 'hybrid' ? config.graph_multiplier : 0, graphSources: GRAPH_SOURCES, recencyBoost: config.recency_boost, maxChunksPerNote: config.max_chunks_per_note, k },
     );
+    const terms = questionTerms(query);
     const results = ranked.map((hit) => {
       const ref = store.chunk(hit.id)!;
       const result: SearchResult = {
-        ...chunkSummary(ref),
+        ...citeQueriedPart(chunkSummary(ref), terms),
         score: hit.score,
         tags: ref.chunk.tags,
         modified: new Date(ref.note.mtimeMs).toISOString(),
@@ -154,6 +161,7 @@ export function chunkSummary({ note, chunk }: ChunkRef): ChunkSummary {
     title: note.title,
     headerPath: chunk.headerPath,
     anchor: chunk.anchor,
+    ...(chunk.parts ? { parts: chunk.parts } : {}),
     startLine: chunk.startLine,
     endLine: chunk.endLine,
     text: chunk.text,

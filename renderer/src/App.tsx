@@ -71,7 +71,9 @@ export function App() {
   };
   const openResult = (result: SearchResult) => {
     setOpenChunkId(result.chunkId);
-    openNote({ path: result.path, citation: { startLine: result.startLine, endLine: result.endLine }, heading: null, headerPath: result.headerPath });
+    // A passage of merged sections opens at the part the search matched.
+    const focusLine = result.parts?.find((part) => part.anchor === result.anchor)?.startLine;
+    openNote({ path: result.path, citation: { startLine: result.startLine, endLine: result.endLine, focusLine }, heading: null, headerPath: result.headerPath });
   };
   // A cited passage opens like a search result: the note scrolled to the cited lines, highlighted.
   const openPassage = (passage: Passage) => {

@@ -7,6 +7,8 @@ import { linesBefore, renderNoteBody } from '../markdown/renderNote.ts';
 export interface Citation {
   startLine: number;
   endLine: number;
+  /** The line to scroll to when it is not the first cited one (the matched part of a passage of merged sections). */
+  focusLine?: number;
 }
 
 interface NoteBodyProps {
@@ -28,7 +30,7 @@ export function NoteBody({ path, text, bodyStart, citation, heading, onNavigate,
     const body = container.current!;
     body.replaceChildren(renderNoteBody(text.slice(bodyStart), linesBefore(text, bodyStart)));
     markCitation(body, citation);
-    const target = (heading && findHeading(body, heading)) || body.querySelector<HTMLElement>('.cited');
+    const target = (heading && findHeading(body, heading)) || (citation?.focusLine && blockAt(body, citation.focusLine)) || body.querySelector<HTMLElement>('.cited');
     scrollToShow(body.closest<HTMLElement>('.note-scroll'), target);
     if (heading && target) flash(target);
   }, [text, bodyStart, citation, heading]);
@@ -107,6 +109,11 @@ function markCitation(body: HTMLElement, citation: Citation | null): void {
     if (!start || !end) continue;
     if (start <= citation.endLine && end >= citation.startLine) block.classList.add('cited');
   }
+}
+
+/** The top-level block holding a source line. */
+function blockAt(body: HTMLElement, line: number): HTMLElement | null {
+  return [...body.querySelectorAll<HTMLElement>(':scope > [data-source-line]')].find((block) => Number(block.dataset.sourceLine) <= line && line <= Number(block.dataset.sourceEnd)) ?? null;
 }
 
 /** The heading of that name, or for "^id" the block with that Obsidian block id. */
