@@ -143,6 +143,25 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.ok(box.y >= pane.y && box.y < pane.y + pane.height, 'the matched part is in view');
   });
 
+  test('filters typed into the search box narrow the results and are shown; filters alone list notes', async () => {
+    await searchAndWait('chunk size path:Configuration/');
+    const results = page.getByTestId('result-item');
+    assert.ok((await results.count()) >= 1);
+    for (const crumb of await results.locator('.breadcrumb').all()) assert.match((await crumb.getAttribute('title')) ?? '', /^Configuration\//);
+    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['in Configuration/']);
+    const marks = (await results.first().locator('mark').allTextContents()).map((m) => m.toLowerCase());
+    assert.ok(!marks.includes('path') && !marks.includes('configuration'), `the operator is not highlighted: ${marks.join(', ')}`);
+
+    await searchAndWait('tag:reference');
+    const listed = await page.getByTestId('result-item').locator('.result-title').allTextContents();
+    assert.deepEqual([...listed].sort(), ['Glossary', 'config.toml reference']);
+    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['#reference']);
+
+    await searchAndWait('chunk size after:soon');
+    assert.match((await page.getByTestId('query-problem').textContent()) ?? '', /after:soon is not a date/);
+    assert.ok((await page.getByTestId('result-item').count()) >= 1, 'the search still runs');
+  });
+
   test('Ask mode takes a question on Enter and answers it with citations (more in ask.test.ts)', async () => {
     await page.getByRole('tab', { name: 'Ask' }).click();
     await search('How is a long section split?');

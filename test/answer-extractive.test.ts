@@ -141,6 +141,16 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     await assertCitationsReal(vaultDir, answer);
   });
 
+  it('filters in a question narrow where the answer may come from, and are no words to answer', async () => {
+    const inHome = await answerQuestion(vault, 'path:home/ How often does the cactus need water in winter?');
+    assert.equal(inHome.confident, true);
+    assert.match(inHome.answer, /once a month in winter/);
+    assert.ok(inHome.sources.every((s) => s.path.startsWith('home/')));
+    const elsewhere = await answerQuestion(vault, 'How often does the cactus need water in winter? path:Travel');
+    assert.ok(elsewhere.sources.every((s) => s.path.startsWith('Travel')));
+    assert.doesNotMatch(elsewhere.answer, /once a month/);
+  });
+
   it('quotes a list item whole and never a heading or code', async () => {
     const answer = await answerQuestion(vault, 'Where does the fern get its light?');
     assert.equal(answer.confident, true);
@@ -175,7 +185,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     // A vault whose search finds nothing (an empty vault): a double saves opening a second embedding model.
     const nothing: AnswerVault = {
       config: vault.config,
-      search: async (request) => ({ query: request.query, mode: 'hybrid', results: [], expansions: [], tookMs: 0 }),
+      search: async (request) => ({ query: request.query, text: request.query, filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 }),
       sectionChunks: () => undefined,
       embed: (texts) => vault.embed(texts),
     };

@@ -28,7 +28,7 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
+    return { query: request.query, text: request.query, filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
@@ -174,6 +174,9 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
       ['search', [{ query: 'x', mode: 'fuzzy' }]],
       ['search', [{ query: 'x', neighbours: 'yes' }]],
       ['search', [{ query: 'x', filters: { modifiedAfter: 'yesterday' } }]],
+      ['search', [{ query: 'x', filters: { tags: 'x' } }]],
+      ['search', [{ query: 'x', filters: { tags: [1] } }]],
+      ['search', [{ query: 'x', filters: { tag: 'x' } }]],
       ['search', [{ query: 'x', extra: 1 }]],
       ['search', [{ query: 'x'.repeat(5000) }]],
       ['ask', [{ question: 'Why?' }]],
@@ -207,9 +210,9 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
   });
 
   test('good calls come back typed and unchanged', () => {
-    assert.deepEqual(validateApiCall('search', [{ query: 'chunk size', k: 5, mode: 'vector', neighbours: true, filters: { pathPrefix: 'Projects/', tag: 'x', modifiedAfter: 0 } }]), {
+    assert.deepEqual(validateApiCall('search', [{ query: 'chunk size', k: 5, mode: 'vector', neighbours: true, filters: { pathPrefix: 'Projects/', tags: ['x', 'y/z'], modifiedAfter: 0 } }]), {
       method: 'search',
-      args: [{ query: 'chunk size', k: 5, mode: 'vector', neighbours: true, filters: { pathPrefix: 'Projects/', tag: 'x', modifiedAfter: 0 } }],
+      args: [{ query: 'chunk size', k: 5, mode: 'vector', neighbours: true, filters: { pathPrefix: 'Projects/', tags: ['x', 'y/z'], modifiedAfter: 0 } }],
     });
     assert.deepEqual(validateApiCall('saveConfigValues', [{ 'chunking.max_chunk_chars': 400, 'search.recency_boost': false, 'vault.exclude': ['.git/**'], 'search.keyword_weight': 0.5 }]).args, [
       { 'chunking.max_chunk_chars': 400, 'search.recency_boost': false, 'vault.exclude': ['.git/**'], 'search.keyword_weight': 0.5 },
@@ -226,7 +229,7 @@ describe('main-process IPC dispatcher', () => {
   test('forwards valid calls and returns their results', async () => {
     const api = new RecordingApi();
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
-    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
+    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
     assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
     assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink', 'ask']);

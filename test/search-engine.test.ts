@@ -106,6 +106,38 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
     }
   });
 
+  it('filters typed into the query narrow the search; filters alone list what they admit, newest first', async () => {
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir));
+    try {
+      const all = await vault.search({ query: 'water seat piano bread', k: 10 });
+      assert.ok(new Set(all.results.map((r) => r.path)).size >= 3);
+      const narrowed = await vault.search({ query: 'water seat piano bread path:topics/M', k: 10 });
+      assert.equal(narrowed.text, 'water seat piano bread');
+      assert.deepEqual(narrowed.filters, { pathPrefix: 'topics/M' });
+      assert.deepEqual([...new Set(narrowed.results.map((r) => r.path))], ['topics/Music.md']);
+
+      const tagged = await vault.search({ query: 'tag:#tools' });
+      assert.deepEqual(tagged.results.map((r) => r.path), ['Qorvath setup.md']);
+      assert.equal(tagged.results[0].explain.keywordRank, null);
+      // Tags add up: no note carries both.
+      assert.deepEqual((await vault.search({ query: 'install', filters: { tags: ['tools'] } })).results.map((r) => r.path), ['Qorvath setup.md']);
+      assert.deepEqual((await vault.search({ query: 'install tag:music', filters: { tags: ['tools'] } })).results, []);
+
+      const future = await vault.search({ query: 'bread after:2999-01-01' });
+      assert.deepEqual(future.results, []);
+      const byDate = (await vault.search({ query: 'path:topics/ before:2999', k: 10 })).results;
+      assert.equal(byDate.length, 4, 'one result per note under topics/');
+      const times = await Promise.all(byDate.map(async (r) => (await stat(path.join(vaultDir, r.path))).mtimeMs));
+      assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
+
+      const bad = await vault.search({ query: 'bread after:someday' });
+      assert.deepEqual(bad.problems, ['after:someday is not a date like 2026-11-25, 2026-11 or 2026']);
+      assert.equal(bad.results[0].path, 'topics/Cooking.md', 'the search runs without the bad operator');
+    } finally {
+      await vault.close();
+    }
+  });
+
   it('restarting loads the persisted index without embedding anything', async () => {
     const vault = await CairnVault.open(configFor(vaultDir, dataDir));
     try {

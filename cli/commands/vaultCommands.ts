@@ -2,6 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { CairnVault, type SearchMode, type SearchResponse } from '../../core/api.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { describeSummary, progressReporter } from '../progress.js';
+import { warn } from '../output.js';
+import { parseDay } from '../../core/search/queryOperators.js';
 
 /** Opens the vault the options name; always closed again (the embedder's worker thread) when `work` ends. */
 export async function withVault<T>(options: CommonOptions, work: (vault: CairnVault) => Promise<T>): Promise<T> {
@@ -46,16 +48,16 @@ export function registerVaultCommands(program: Command): void {
     program
       .command('search')
       .description('search the vault (indexes what changed first)')
-      .argument('<query>', 'what to look for')
+      .argument('<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02')
       .option('--k <n>', 'number of results', (v) => positiveInt(v, '--k'))
       .option('--mode <mode>', 'hybrid, keyword or vector', (v) => oneOf(v, ['hybrid', 'keyword', 'vector'], '--mode'))
       .option('--path <prefix>', 'only notes under this folder or path prefix')
-      .option('--tag <tag>', 'only chunks with this tag')
-      .option('--after <date>', 'only notes modified on or after this date (YYYY-MM-DD)', (v) => date(v, '--after'))
-      .option('--before <date>', 'only notes modified before this date (YYYY-MM-DD)', (v) => date(v, '--before'))
+      .option('--tag <tag>', 'only chunks with this tag (repeat for several: all must match)', (v, previous: string[] = []) => [...previous, v])
+      .option('--after <date>', 'only notes modified on or after this day (YYYY-MM-DD, YYYY-MM or YYYY, local time)', (v) => date(v, '--after'))
+      .option('--before <date>', 'only notes modified before this day (YYYY-MM-DD, YYYY-MM or YYYY, local time)', (v) => date(v, '--before'))
       .option('--neighbours', 'also show the chunks before and after each result')
       .option('--no-update', 'search the index as it is, without indexing changes first'),
-  ).action((query: string, options: CommonOptions & { k?: number; mode?: SearchMode; path?: string; tag?: string; after?: number; before?: number; neighbours?: boolean; update: boolean }) =>
+  ).action((query: string, options: CommonOptions & { k?: number; mode?: SearchMode; path?: string; tag?: string[]; after?: number; before?: number; neighbours?: boolean; update: boolean }) =>
     withVault(options, async (vault) => {
       if (options.update) await indexWithProgress(vault, true);
       const response = await vault.search({
@@ -63,10 +65,13 @@ export function registerVaultCommands(program: Command): void {
         k: options.k,
         mode: options.mode,
         neighbours: options.neighbours,
-        filters: { pathPrefix: options.path, tag: options.tag, modifiedAfter: options.after, modifiedBefore: options.before },
+        filters: { pathPrefix: options.path, tags: options.tag, modifiedAfter: options.after, modifiedBefore: options.before },
       });
-      if (options.json) print({ results: response.results.map(({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, neighbours }) => ({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, ...(neighbours ? { neighbours } : {}) })), expansions: response.expansions, tookMs: response.tookMs });
-      else process.stdout.write(formatResults(response));
+      for (const problem of response.problems ?? []) warn(problem);
+      if (options.json) {
+        const results = response.results.map(({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, neighbours }) => ({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, ...(neighbours ? { neighbours } : {}) }));
+        print({ results, text: response.text, filters: response.filters, ...(response.problems ? { problems: response.problems } : {}), expansions: response.expansions, tookMs: response.tookMs });
+      } else process.stdout.write(formatResults(response));
     }),
   );
 
@@ -97,7 +102,7 @@ function formatResults(response: SearchResponse): string {
     const where = `${r.path} § ${r.headerPath.join(' › ') || r.title} (lines ${r.startLine}-${r.endLine})`;
     const why = [r.explain.exactTitle ? 'title' : '', r.explain.keywordRank ? `keyword #${r.explain.keywordRank}` : '', r.explain.vectorRank ? `vector #${r.explain.vectorRank}` : '', r.explain.graph ? `linked from ${r.explain.graph.from}` : '', r.explain.recency > 1 ? `recent ×${r.explain.recency}` : '']
       .filter(Boolean)
-      .join(', ');
+      .join(', ') || 'kept by the filters, newest first';
     const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);
     return `${i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}\n   score ${r.score.toFixed(4)} — ${why}`;
   });
@@ -120,7 +125,7 @@ function oneOf<T extends string>(value: string, choices: readonly T[], flag: str
 }
 
 function date(value: string, flag: string): number {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new InvalidArgumentError(`${flag} expects a date like 2026-11-25, got "${value}"`);
+  const time = parseDay(value);
+  if (time === undefined) throw new InvalidArgumentError(`${flag} expects a date like 2026-11-25, 2026-11 or 2026, got "${value}"`);
   return time;
 }

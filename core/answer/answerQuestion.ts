@@ -7,6 +7,7 @@
  * the fallback whenever the model fails, so a question always gets an answer and the reason when it is not the
  * model's.
  */
+import { parseQuery } from '../search/queryOperators.js';
 import { createAnswerModel } from './answerModelFactory.js';
 import { checkCitations } from './citationCheck.js';
 import { extractiveAnswer } from './extractiveAnswer.js';
@@ -20,8 +21,10 @@ export type TokenListener = (token: string) => void;
 
 export async function answerQuestion(vault: AnswerVault, question: string, options: AnswerOptions = {}, onToken?: TokenListener): Promise<Answer> {
   const { config } = vault;
+  // Filter operators ("tag:project") narrow the retrieval; the rest is the question the sentences must answer.
   const sources = await retrieveSources(vault, question.trim(), options.k ?? config.search.k);
-  const scored = await scoreUnits((texts) => vault.embed(texts), question, sources);
+  const asked = parseQuery(question).text;
+  const scored = await scoreUnits((texts) => vault.embed(texts), asked, sources);
   const extractive = extractiveAnswer(sources, scored, { minConfidence: config.answer.min_confidence, maxSentences: config.answer.max_sentences });
 
   const mode = options.mode ?? config.answer.mode;
@@ -39,7 +42,7 @@ export async function answerQuestion(vault: AnswerVault, question: string, optio
   const numbered = numberSources(sources, config.llm.max_context_chunks);
   let reply = '';
   try {
-    for await (const token of model.stream(buildMessages(question, numbered), options.signal)) {
+    for await (const token of model.stream(buildMessages(asked, numbered), options.signal)) {
       reply += token;
       onToken?.(token);
     }

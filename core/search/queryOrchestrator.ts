@@ -7,6 +7,7 @@ import type { ChunkRef } from '../indexing/noteStore.js';
 import { citeQueriedPart } from './citedPart.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
 import type { QueryExpander } from './queryExpander.js';
+import { hasFilters, mergeFilters, parseQuery } from './queryOperators.js';
 import { questionTerms } from './termOverlap.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
@@ -14,8 +15,8 @@ export type SearchMode = 'hybrid' | 'keyword' | 'vector';
 export interface SearchFilters {
   /** Vault-relative folder or path prefix, e.g. "Projects/" or "Daily/2026-". */
   pathPrefix?: string;
-  /** Notes or chunks carrying this tag (case-insensitive; "a" also matches "a/b"). */
-  tag?: string;
+  /** Notes or chunks carrying every one of these tags (case-insensitive; "a" also matches "a/b"). */
+  tags?: string[];
   /** Modified at or after / before these times (ms since epoch). */
   modifiedAfter?: number;
   modifiedBefore?: number;
@@ -55,6 +56,12 @@ export interface SearchResult extends ChunkSummary {
 
 export interface SearchResponse {
   query: string;
+  /** The words searched for: the query without its filter operators (`path:`, `tag:`, `after:`, `before:`). */
+  text: string;
+  /** The filters applied: those given with the request and those the query names. */
+  filters: SearchFilters;
+  /** Operators of the query that could not be used, each saying why. */
+  problems?: string[];
   mode: SearchMode;
   results: SearchResult[];
   /** Query terms added from the embedding space (query expansion), with their weights. */
@@ -63,6 +70,9 @@ export interface SearchResponse {
   /** Chunks already searchable by keyword whose vectors are still being computed (0 when the index is complete). */
   pendingEmbeddings?: number;
 }
+
+/** The explanation of a result listed by filters alone: no ranking took part. */
+const UNRANKED: Explanation = { keywordRank: null, vectorRank: null, rrf: 0, graph: null, recency: 1, exactTitle: false };
 
 /** Candidates each ranker contributes to the fusion. */
 const CANDIDATE_DEPTH = 60;
@@ -83,9 +93,16 @@ export class QueryOrchestrator {
     const config = this.config();
     const mode = request.mode ?? config.mode;
     const k = request.k ?? config.k;
-    const query = request.query.trim();
-    if (!query) return { query, mode, results: [], expansions: [], tookMs: 0 };
-    const accept = this.acceptor(request.filters);
+    const parsed = parseQuery(request.query);
+    const filters = mergeFilters(request.filters, parsed.filters);
+    const about = { query: request.query.trim(), text: parsed.text, filters, ...(parsed.problems.length ? { problems: parsed.problems } : {}) };
+    const query = parsed.text;
+    if (!query) {
+      // Filters alone ("tag:idea") list what they admit, newest first.
+      const results = hasFilters(filters) ? this.browse(filters, k).map((ref, i) => this.resultOf(ref, 1 / (i + 1), UNRANKED, [], request.neighbours)) : [];
+      return { ...about, mode, results, expansions: [], tookMs: performance.now() - started };
+    }
+    const accept = this.acceptor(filters);
     const depth = Math.max(CANDIDATE_DEPTH, k * 3 * config.max_chunks_per_note);
     const { store, keyword, vectors, graph } = this.state;
 
@@ -114,33 +131,45 @@ export class QueryOrchestrator {
       { graphMultiplier: mode === 'hybrid' ? config.graph_multiplier : 0, graphSources: GRAPH_SOURCES, recencyBoost: config.recency_boost, maxChunksPerNote: config.max_chunks_per_note, k },
     );
     const terms = questionTerms(query);
-    const results = ranked.map((hit) => {
-      const ref = store.chunk(hit.id)!;
-      const result: SearchResult = {
-        ...citeQueriedPart(chunkSummary(ref), terms),
-        score: hit.score,
-        tags: ref.chunk.tags,
-        modified: new Date(ref.note.mtimeMs).toISOString(),
-        explain: hit.explain,
+    const results = ranked.map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, request.neighbours));
+    return { ...about, mode, results, expansions, tookMs: performance.now() - started };
+  }
+
+  /** The notes the filters admit, most recently modified first, each by its first admitted chunk. */
+  private browse(filters: SearchFilters, k: number): ChunkRef[] {
+    const accept = this.acceptor(filters)!;
+    const picks: ChunkRef[] = [];
+    for (const note of this.state.store.allNotes()) {
+      const chunk = note.chunks.find((c) => accept(c.id));
+      if (chunk) picks.push({ note, chunk });
+    }
+    return picks.sort((a, b) => b.note.mtimeMs - a.note.mtimeMs || a.note.path.localeCompare(b.note.path)).slice(0, k);
+  }
+
+  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[], neighbours: boolean | undefined): SearchResult {
+    const result: SearchResult = {
+      ...citeQueriedPart(chunkSummary(ref), terms),
+      score,
+      tags: ref.chunk.tags,
+      modified: new Date(ref.note.mtimeMs).toISOString(),
+      explain,
+    };
+    if (neighbours) {
+      const before = ref.note.chunks[ref.chunk.index - 1];
+      const after = ref.note.chunks[ref.chunk.index + 1];
+      result.neighbours = {
+        ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }) } : {}),
+        ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }) } : {}),
       };
-      if (request.neighbours) {
-        const before = ref.note.chunks[ref.chunk.index - 1];
-        const after = ref.note.chunks[ref.chunk.index + 1];
-        result.neighbours = {
-          ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }) } : {}),
-          ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }) } : {}),
-        };
-      }
-      return result;
-    });
-    return { query, mode, results, expansions, tookMs: performance.now() - started };
+    }
+    return result;
   }
 
   private acceptor(filters: SearchFilters | undefined): ((id: string) => boolean) | undefined {
     if (!filters) return undefined;
     const { pathPrefix, modifiedAfter, modifiedBefore } = filters;
-    const tag = filters.tag?.replace(/^#/, '').toLowerCase();
-    if (!pathPrefix && !tag && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
+    const tags = (filters.tags ?? []).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
+    if (!pathPrefix && !tags.length && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
     return (id) => {
       const ref = this.state.store.chunk(id);
       if (!ref) return false;
@@ -148,7 +177,7 @@ export class QueryOrchestrator {
       if (pathPrefix && !note.path.startsWith(pathPrefix.replace(/^\.?\//, ''))) return false;
       if (modifiedAfter !== undefined && note.mtimeMs < modifiedAfter) return false;
       if (modifiedBefore !== undefined && note.mtimeMs > modifiedBefore) return false;
-      if (tag && !chunk.tags.some((t) => t.toLowerCase() === tag || t.toLowerCase().startsWith(`${tag}/`))) return false;
+      for (const tag of tags) if (!chunk.tags.some((t) => t.toLowerCase() === tag || t.toLowerCase().startsWith(`${tag}/`))) return false;
       return true;
     };
   }

@@ -113,14 +113,17 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
     out.neighbours = request.neighbours;
   }
   if (request.filters !== undefined) {
-    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tag', 'modifiedAfter', 'modifiedBefore']);
+    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tags', 'modifiedAfter', 'modifiedBefore']);
     out.filters = {};
     if (filters.pathPrefix !== undefined) {
       const prefix = checkText(filters.pathPrefix, 'search: filters.pathPrefix', MAX_PATH);
       if (prefix.split(/[\\/]/).includes('..') || path.isAbsolute(prefix)) throw new ApiArgumentError('search: filters.pathPrefix: must be a folder inside the vault');
       out.filters.pathPrefix = prefix;
     }
-    if (filters.tag !== undefined) out.filters.tag = checkText(filters.tag, 'search: filters.tag', 200);
+    if (filters.tags !== undefined) {
+      if (!Array.isArray(filters.tags) || filters.tags.length > 20) throw new ApiArgumentError('search: filters.tags: expected a list of at most 20 tags');
+      out.filters.tags = filters.tags.map((tag, i) => checkText(tag, `search: filters.tags[${i}]`, 200));
+    }
     for (const key of ['modifiedAfter', 'modifiedBefore'] as const) {
       const time = filters[key];
       if (time === undefined) continue;

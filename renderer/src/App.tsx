@@ -7,6 +7,7 @@ import { FailedFiles } from './components/FailedFiles.tsx';
 import { IndexingStatus } from './components/IndexingStatus.tsx';
 import { NoteView, type NoteTarget } from './components/NoteView.tsx';
 import { ResultList } from './components/ResultList.tsx';
+import { QueryFilters } from './components/QueryFilters.tsx';
 import { SearchBar, type InputMode } from './components/SearchBar.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { VaultPicker } from './components/VaultPicker.tsx';
@@ -110,6 +111,7 @@ export function App() {
     <ResultList
       results={results}
       query={search.response?.query ?? activeQuery}
+      highlight={search.response?.text ?? activeQuery}
       selected={selected}
       openChunkId={openChunkId}
       stale={!!search.response && search.response.query !== activeQuery.trim()}
@@ -211,6 +213,7 @@ export function App() {
                         {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
                       </p>
                     )}
+                    {search.response && <QueryFilters filters={search.response.filters} problems={search.response.problems ?? []} />}
                     {resultList}
                   </>
                 )
@@ -221,6 +224,10 @@ export function App() {
                     {inputMode === 'ask'
                       ? 'Type a question and press Enter. Cairn answers from your notes and cites the lines it used: click a citation to read it in place.'
                       : 'Results appear as you type, each cited as note › heading with its lines. ↑ ↓ to move, Enter to open, Esc to clear.'}
+                  </p>
+                  <p className="muted small">
+                    Narrow a search or a question with <code>path:Folder/</code> <code>tag:name</code> <code>after:2026-01-01</code>{' '}
+                    <code>before:2026-02</code>; filters alone list the matching notes, newest first.
                   </p>
                 </div>
               )}

@@ -8,6 +8,8 @@ import { WhyDetails } from './WhyDetails.tsx';
 interface ResultListProps {
   results: SearchResult[];
   query: string;
+  /** The words searched for (the query without its filter operators): what the snippets highlight. */
+  highlight: string;
   selected: number;
   openChunkId: string | null;
   /** The results are for an earlier query; newer ones are on their way. */
@@ -16,7 +18,7 @@ interface ResultListProps {
   onOpen(result: SearchResult): void;
 }
 
-export function ResultList({ results, query, selected, openChunkId, stale, onSelect, onOpen }: ResultListProps) {
+export function ResultList({ results, query, highlight, selected, openChunkId, stale, onSelect, onOpen }: ResultListProps) {
   const listRef = useRef<HTMLOListElement>(null);
   useEffect(() => {
     listRef.current?.querySelector<HTMLElement>('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
@@ -46,7 +48,7 @@ export function ResultList({ results, query, selected, openChunkId, stale, onSel
                 </span>
               ))}
             </div>
-            <HighlightedSnippet text={result.text} query={query} />
+            <HighlightedSnippet text={result.text} query={highlight} />
             <div className="result-meta">
               <span className="path">{result.path}</span>
               <span>lines {result.startLine}–{result.endLine}</span>

@@ -1,0 +1,78 @@
+/**
+ * Filters typed into the query itself, as Obsidian's search takes them: `path:Projects/`, `tag:#idea`,
+ * `after:2026-01-01`, `before:2026-02`. One syntax for the app's search box, `cairn search` and questions.
+ */
+import type { SearchFilters } from './queryOrchestrator.js';
+
+export interface ParsedQuery {
+  /** The query's words, operators removed: what is searched for. */
+  text: string;
+  /** The filters the operators name (not yet merged with any given beside the query). */
+  filters: SearchFilters;
+  /** Operators that could not be used, each saying why; the search runs without them. */
+  problems: string[];
+}
+
+/** `key:value` or `key:"value with spaces"`, at the start of the query or after white space. */
+const OPERATOR = /(^|\s)(path|tag|after|before):(?:"([^"]*)"?|(\S*))/gi;
+
+export function parseQuery(query: string): ParsedQuery {
+  const filters: SearchFilters = {};
+  const problems: string[] = [];
+  const text = query.replace(OPERATOR, (_match, space: string, rawKey: string, quoted: string | undefined, bare: string | undefined) => {
+    const key = rawKey.toLowerCase();
+    const value = (quoted ?? bare ?? '').trim();
+    // A key still being typed ("tag:") filters nothing yet, and is no word to search for either.
+    if (!value) return space;
+    if (key === 'path') {
+      const prefix = value.replace(/\\/g, '/').replace(/^\.?\//, '');
+      if (prefix.split('/').includes('..')) {
+        problems.push(`path:${value} must be a folder or note inside the vault`);
+        return space;
+      }
+      if (filters.pathPrefix !== undefined && filters.pathPrefix !== prefix) problems.push(`only one path: per query; using path:${prefix}`);
+      filters.pathPrefix = prefix;
+    } else if (key === 'tag') {
+      const tag = value.replace(/^#/, '');
+      if (tag) filters.tags = [...(filters.tags ?? []), tag];
+    } else {
+      const time = parseDay(value);
+      if (time === undefined) problems.push(`${key}:${value} is not a date like 2026-11-25, 2026-11 or 2026`);
+      else filters[key === 'after' ? 'modifiedAfter' : 'modifiedBefore'] = time;
+    }
+    return space;
+  });
+  return { text: text.replace(/\s+/g, ' ').trim(), filters, problems };
+}
+
+/**
+ * A day, month or year as the local midnight it starts at: "2026-11-25", "2026-11", "2026" (a full ISO time such
+ * as "2026-11-25T14:00" is taken as written). Undefined when it is none of these.
+ */
+export function parseDay(value: string): number | undefined {
+  const day = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(value.trim());
+  if (day) {
+    const [year, month, date] = [Number(day[1]), Number(day[2] ?? 1), Number(day[3] ?? 1)];
+    const time = new Date(year, month - 1, date);
+    // new Date rolls 2026-02-31 over into March: refuse what is not a real day.
+    return time.getFullYear() === year && time.getMonth() === month - 1 && time.getDate() === date ? time.getTime() : undefined;
+  }
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const time = Date.parse(value);
+    return Number.isNaN(time) ? undefined : time;
+  }
+  return undefined;
+}
+
+/** Filters from beside the query, narrowed by those the query names (tags add up; operators win otherwise). */
+export function mergeFilters(given: SearchFilters | undefined, typed: SearchFilters): SearchFilters {
+  const tags = [...(given?.tags ?? []), ...(typed.tags ?? [])];
+  const merged: SearchFilters = { ...given, ...typed };
+  if (tags.length) merged.tags = [...new Set(tags)];
+  for (const key of Object.keys(merged) as Array<keyof SearchFilters>) if (merged[key] === undefined) delete merged[key];
+  return merged;
+}
+
+export function hasFilters(filters: SearchFilters): boolean {
+  return Object.keys(filters).length > 0;
+}
