@@ -155,7 +155,10 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await searchAndWait('tag:reference');
     const listed = await page.getByTestId('result-item').locator('.result-title').allTextContents();
     assert.deepEqual([...listed].sort(), ['Glossary', 'config.toml reference']);
+    assert.match((await page.getByTestId('results-summary').textContent()) ?? '', /2 notes kept by the filters, newest first/);
+    assert.equal(await page.getByTestId('result-item').filter({ hasText: 'Glossary' }).locator('.breadcrumb').textContent(), 'Glossary', 'cited by where the note opens');
     assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['#reference']);
+    await screenshot(page, 'search-filters');
 
     await searchAndWait('chunk size after:soon');
     assert.match((await page.getByTestId('query-problem').textContent()) ?? '', /after:soon is not a date/);

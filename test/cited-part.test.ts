@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { citeQueriedPart, headerPathAt } from '../core/search/citedPart.js';
+import { citeOpeningPart, citeQueriedPart, headerPathAt } from '../core/search/citedPart.js';
 import type { ChunkSummary } from '../core/search/queryOrchestrator.js';
 import { questionTerms } from '../core/search/termOverlap.js';
 
@@ -36,6 +36,13 @@ describe('citing the matched part of a chunk of merged sections', () => {
     assert.equal(cite('kitchen'), 'Pans', 'a word every part shares (the parent heading) decides nothing');
     const single = { ...merged, parts: undefined };
     assert.equal(citeQueriedPart(single, questionTerms('whetstone')), single);
+  });
+
+  it('listed without words, a passage is cited by the part it opens with', () => {
+    assert.deepEqual(citeOpeningPart(merged).headerPath, ['Kitchen', 'Knives']);
+    assert.equal(citeOpeningPart(merged).anchor, 'knives');
+    const single = { ...merged, parts: undefined };
+    assert.equal(citeOpeningPart(single), single);
   });
 
   it('a line is cited by the part that holds it', () => {

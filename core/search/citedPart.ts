@@ -29,6 +29,12 @@ export function citeQueriedPart<T extends ChunkSummary>(summary: T, queryTerms: 
   return best === own ? summary : { ...summary, headerPath: parts[best].headerPath, anchor: parts[best].anchor };
 }
 
+/** The chunk cited by the part it opens with: for a passage listed by filters alone, with no words to match. */
+export function citeOpeningPart<T extends ChunkSummary>(summary: T): T {
+  const first = summary.parts?.[0];
+  return first ? { ...summary, headerPath: first.headerPath, anchor: first.anchor } : summary;
+}
+
 /** The header path of the part of a chunk that holds `line` (the chunk's own when it merges nothing). */
 export function headerPathAt(summary: ChunkSummary, line: number): string[] {
   const part = summary.parts?.findLast((p) => p.startLine <= line);

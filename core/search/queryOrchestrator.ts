@@ -4,7 +4,7 @@ import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
 import type { ChunkPart } from '../chunking/types.js';
 import type { ChunkRef } from '../indexing/noteStore.js';
-import { citeQueriedPart } from './citedPart.js';
+import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
 import type { QueryExpander } from './queryExpander.js';
 import { hasFilters, mergeFilters, parseQuery } from './queryOperators.js';
@@ -99,7 +99,7 @@ export class QueryOrchestrator {
     const query = parsed.text;
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
-      const results = hasFilters(filters) ? this.browse(filters, k).map((ref, i) => this.resultOf(ref, 1 / (i + 1), UNRANKED, [], request.neighbours)) : [];
+      const results = hasFilters(filters) ? this.browse(filters, k).map((ref, i) => this.resultOf(ref, 1 / (i + 1), UNRANKED, null, request.neighbours)) : [];
       return { ...about, mode, results, expansions: [], tookMs: performance.now() - started };
     }
     const accept = this.acceptor(filters);
@@ -146,9 +146,10 @@ export class QueryOrchestrator {
     return picks.sort((a, b) => b.note.mtimeMs - a.note.mtimeMs || a.note.path.localeCompare(b.note.path)).slice(0, k);
   }
 
-  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[], neighbours: boolean | undefined): SearchResult {
+  /** `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it. */
+  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[] | null, neighbours: boolean | undefined): SearchResult {
     const result: SearchResult = {
-      ...citeQueriedPart(chunkSummary(ref), terms),
+      ...(terms ? citeQueriedPart(chunkSummary(ref), terms) : citeOpeningPart(chunkSummary(ref))),
       score,
       tags: ref.chunk.tags,
       modified: new Date(ref.note.mtimeMs).toISOString(),

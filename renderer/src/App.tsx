@@ -209,7 +209,10 @@ export function App() {
                   <>
                     {search.response && (
                       <p className="results-summary muted small" data-testid="results-summary">
-                        {results.length} passage{results.length === 1 ? '' : 's'} · {search.response.mode} · {Math.round(search.response.tookMs)} ms
+                        {search.response.text
+                          ? `${results.length} passage${results.length === 1 ? '' : 's'} · ${search.response.mode}`
+                          : `${results.length} note${results.length === 1 ? '' : 's'} kept by the filters, newest first`}{' '}
+                        · {Math.round(search.response.tookMs)} ms
                         {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
                       </p>
                     )}
