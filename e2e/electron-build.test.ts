@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -44,13 +45,30 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     await workspace?.remove();
   });
 
-  test('builds main, core host, embedding worker and preload', () => {
-    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'preload.cjs']) assert.ok(existsSync(path.join(dist, file)), file);
-    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js']) {
+  test('builds main, core host, embedding worker, HNSW graph worker and preload', () => {
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js', 'preload.cjs']) assert.ok(existsSync(path.join(dist, file)), file);
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js']) {
       const check = spawnSync(process.execPath, ['--check', path.join(dist, file)], { encoding: 'utf8' });
       assert.equal(check.status, 0, check.stderr);
     }
     assert.doesNotMatch(readFileSync(path.join(dist, 'main.js'), 'utf8'), /from "tsx|\.ts"/);
+  });
+
+  test('the built HNSW graph worker runs without tsx and writes a graph faiss reads', async () => {
+    const dims = 8;
+    const rows = Float32Array.from({ length: 300 * dims }, (_, i) => Math.sin(i * 12.9898) % 1);
+    const file = path.join(workspace.root, 'graph.faiss');
+    const worker = fork(path.join(dist, 'hnswGraphWorker.js'), [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const reply = await new Promise<unknown>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.send({ rows, dims, file });
+    });
+    assert.deepEqual(reply, { ok: true });
+    const faiss = createRequire(import.meta.url)('faiss-node') as typeof import('faiss-node');
+    const graph = faiss.Index.read(file);
+    assert.equal(graph.ntotal(), 300);
+    assert.equal(graph.getDimension(), dims);
   });
 
   test('the built core host runs without tsx: it indexes, searches (keyword and vector) and reads notes', async () => {

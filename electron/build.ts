@@ -13,7 +13,12 @@ import { builtinModules } from 'node:module';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ELECTRON_DIST = path.join(ROOT, 'electron', 'dist');
 
-const ENTRIES = { main: 'electron/main.ts', coreHost: 'electron/coreHost.ts', embeddingWorker: 'core/embedding/embeddingWorker.ts' };
+const ENTRIES = {
+  main: 'electron/main.ts',
+  coreHost: 'electron/coreHost.ts',
+  embeddingWorker: 'core/embedding/embeddingWorker.ts',
+  hnswGraphWorker: 'core/indices/hnswGraphWorker.ts',
+};
 
 /** Bare package names and node: builtins stay imports; our own files (relative or absolute paths) are bundled. */
 function isExternal(id: string): boolean {

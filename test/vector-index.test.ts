@@ -70,9 +70,17 @@ const corpus = randomUnitVectors(COUNT, DIMS, 1);
 const queries = randomUnitVectors(50, DIMS, 2);
 const idOf = (i: number) => `note-${i}.md#chunk`;
 
-function buildIndex(options: VectorIndexOptions, vectors: readonly Float32Array[] = corpus, ids: (i: number) => string = idOf): VectorIndex {
+/** An index of these vectors; an HNSW one with its graph (graphs are built in the background). */
+async function built(options: VectorIndexOptions, vectors: readonly Float32Array[] = corpus, ids: (i: number) => string = idOf): Promise<VectorIndex> {
   const index = createVectorIndex(options);
   index.upsert(vectors.map((vector, i) => ({ id: ids(i), vector })));
+  return graphBuilt(index);
+}
+
+/** Starts the graph build a search would start (none for flat indexes, or a fresh graph), and waits for it. */
+async function graphBuilt(index: VectorIndex): Promise<VectorIndex> {
+  if (index.size > 0) index.search(queries[0], 1);
+  await index.settled();
   return index;
 }
 
@@ -103,20 +111,20 @@ const freshDir = () => path.join(tmpRoot, `index-${++dirCount}`);
 // ---------------------------------------------------------------- tests
 
 describe('backend choice', () => {
-  test('faiss-node loads on this machine and backend "auto" uses faiss (proves faiss is the active backend in CI)', () => {
+  test('faiss-node loads on this machine and backend "auto" uses faiss (proves faiss is the active backend in CI)', async () => {
     assert.deepEqual(faissStatus(), { available: true });
     const index = createVectorIndex({ dims: DIMS, backend: 'auto', kind: 'auto', hnswThreshold: 10_000 });
     assert.equal(index.backend, 'faiss');
     assert.equal(index.kind, 'flat');
   });
 
-  test('backend "flat" is the TypeScript index, and it refuses kind "hnsw"', () => {
+  test('backend "flat" is the TypeScript index, and it refuses kind "hnsw"', async () => {
     assert.equal(createVectorIndex(TS_FLAT).backend, 'flat');
     assert.equal(createVectorIndex({ ...TS_FLAT, kind: 'auto', hnswThreshold: 1 }).kind, 'flat');
     assert.throws(() => createVectorIndex({ ...TS_FLAT, kind: 'hnsw' }), /hnsw.*faiss/i);
   });
 
-  test('kind "auto" switches to HNSW at hnswThreshold and back to flat well below it', () => {
+  test('kind "auto" switches to HNSW at hnswThreshold and back to flat well below it', async () => {
     const index = createVectorIndex({ dims: DIMS, backend: 'faiss', kind: 'auto', hnswThreshold: 100 });
     index.upsert(corpus.slice(0, 99).map((vector, i) => ({ id: idOf(i), vector })));
     assert.equal(index.kind, 'flat');
@@ -130,7 +138,7 @@ describe('backend choice', () => {
     assertSameHits(index.search(queries[0], 10), exactSearch(reference, queries[0], 10));
   });
 
-  test('rejects impossible options', () => {
+  test('rejects impossible options', async () => {
     assert.throws(() => createVectorIndex({ ...TS_FLAT, dims: 0 }), /dims/);
     assert.throws(() => createVectorIndex({ ...TS_FLAT, hnswThreshold: 0 }), /hnswThreshold/);
   });
@@ -139,9 +147,9 @@ describe('backend choice', () => {
 describe('search quality', () => {
   const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
 
-  test('faiss flat and TS flat return identical rankings (scores within 1e-5) on 2,000 x 64 for 50 queries', () => {
-    const faissFlat = buildIndex(FAISS_FLAT);
-    const tsFlat = buildIndex(TS_FLAT);
+  test('faiss flat and TS flat return identical rankings (scores within 1e-5) on 2,000 x 64 for 50 queries', async () => {
+    const faissFlat = await built(FAISS_FLAT);
+    const tsFlat = await built(TS_FLAT);
     assert.equal(faissFlat.backend, 'faiss');
     assert.equal(tsFlat.backend, 'flat');
     for (const query of queries) {
@@ -151,12 +159,12 @@ describe('search quality', () => {
     }
   });
 
-  test('equal scores rank in insertion order on every backend', () => {
+  test('equal scores rank in insertion order on every backend', async () => {
     const [special, ...others] = randomUnitVectors(31, DIMS, 3);
     const vectors = others.flatMap((other) => [special, other]); // duplicates at even labels
     const expected = Array.from({ length: 8 }, (_, i) => `dup-${2 * i}`);
     for (const { name, options } of CONFIGS) {
-      const index = buildIndex(options, vectors, (i) => `dup-${i}`);
+      const index = await built(options, vectors, (i) => `dup-${i}`);
       const hits = index.search(special, 8);
       if (options.kind === 'flat') {
         assert.deepEqual(
@@ -173,8 +181,8 @@ describe('search quality', () => {
     }
   });
 
-  test('HNSW recall@10 against exact search is at least 0.9', () => {
-    const hnsw = buildIndex(FAISS_HNSW);
+  test('HNSW recall@10 against exact search is at least 0.9', async () => {
+    const hnsw = await built(FAISS_HNSW);
     assert.equal(hnsw.kind, 'hnsw');
     assert.equal(hnsw.backend, 'faiss');
     let recall = 0;
@@ -183,7 +191,7 @@ describe('search quality', () => {
     assert.ok(recall >= 0.9, `recall@10 = ${recall}`);
   });
 
-  test('empty index returns [] (no faiss abort), k larger than size returns everything, k < 1 returns []', () => {
+  test('empty index returns [] (no faiss abort), k larger than size returns everything, k < 1 returns []', async () => {
     for (const { name, options } of CONFIGS) {
       const index = createVectorIndex(options);
       assert.deepEqual(index.search(queries[0], 10), [], name);
@@ -202,8 +210,8 @@ describe('search quality', () => {
 describe('accept filter', () => {
   const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
   for (const { name, options } of CONFIGS) {
-    test(`${name}: returns only accepted ids and still k of them`, () => {
-      const index = buildIndex(options);
+    test(`${name}: returns only accepted ids and still k of them`, async () => {
+      const index = await built(options);
       const everyFifth = (id: string) => Number(/\d+/.exec(id)![0]) % 5 === 0;
       let recall = 0;
       for (const query of queries.slice(0, 20)) {
@@ -229,8 +237,8 @@ describe('deletions and replacement', () => {
   const remaining = corpus.map((vector, i) => ({ id: idOf(i), vector })).filter((item) => !removedIds.has(item.id));
 
   for (const { name, options } of CONFIGS) {
-    test(`${name}: removed ids are gone, size drops, results equal a fresh index of the remaining vectors`, () => {
-      const index = buildIndex(options);
+    test(`${name}: removed ids are gone, size drops, results equal a fresh index of the remaining vectors`, async () => {
+      const index = await built(options);
       index.search(queries[0], 10); // make sure an HNSW graph exists before the removal
       assert.equal(index.remove([...removedIds, 'no-such-id', idOf(1)]), removedIds.size);
       assert.equal(index.size, COUNT - removedIds.size);
@@ -238,8 +246,11 @@ describe('deletions and replacement', () => {
       for (const id of removedIds) assert.equal(index.has(id), false);
       assert.deepEqual(index.ids(), remaining.map((item) => item.id));
 
+      // A quarter removed: HNSW builds a new graph, the same one a fresh index of the remaining vectors gets.
+      await graphBuilt(index);
       const fresh = createVectorIndex(options);
       fresh.upsert(remaining);
+      await graphBuilt(fresh);
       for (const query of queries) {
         const hits = index.search(query, 20);
         assert.ok(hits.every((hit) => !removedIds.has(hit.id)));
@@ -251,8 +262,8 @@ describe('deletions and replacement', () => {
       }
     });
 
-    test(`${name}: a few removals (kept as tombstones in HNSW) never come back and k is still met`, () => {
-      const index = buildIndex(options);
+    test(`${name}: a few removals (kept as tombstones in HNSW) never come back and k is still met`, async () => {
+      const index = await built(options);
       index.search(queries[0], 10);
       const gone = new Set(Array.from({ length: 50 }, (_, i) => idOf(i * 40)));
       index.remove(gone);
@@ -270,8 +281,8 @@ describe('deletions and replacement', () => {
       assert.ok(recall >= (options.kind === 'hnsw' ? 0.9 : 1), `recall@10 = ${recall}`);
     });
 
-    test(`${name}: upsert of an existing id replaces its vector`, () => {
-      const index = buildIndex(options);
+    test(`${name}: upsert of an existing id replaces its vector`, async () => {
+      const index = await built(options);
       index.search(queries[0], 1);
       const [replacement] = randomUnitVectors(1, DIMS, 99);
       const id = idOf(123);
@@ -288,9 +299,9 @@ describe('deletions and replacement', () => {
     });
   }
 
-  test('vectors of the wrong size or with NaN throw a clear Error, change nothing, and the process survives', () => {
+  test('vectors of the wrong size or with NaN throw a clear Error, change nothing, and the process survives', async () => {
     for (const { name, options } of CONFIGS) {
-      const index = buildIndex(options, corpus.slice(0, 10));
+      const index = await built(options, corpus.slice(0, 10));
       const before = index.ids();
       assert.throws(
         () => index.upsert([{ id: 'fine', vector: corpus[11] }, { id: 'short', vector: new Float32Array(DIMS - 1) }]),
@@ -372,10 +383,77 @@ describe('property: interleaved upserts and removes match a reference Map', () =
   }
 });
 
+describe('HNSW graphs built in the background', () => {
+  const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
+
+  test('searches are answered, exactly, while the first graph is built in another process; the event loop keeps turning', async () => {
+    const many = randomUnitVectors(4_000, DIMS, 7);
+    const index = createVectorIndex(FAISS_HNSW);
+    index.upsert(many.map((vector, i) => ({ id: idOf(i), vector })));
+    const exactReference = new Map(many.map((vector, i) => [idOf(i), vector]));
+    // The first search starts the build and is answered by an exact scan.
+    assertSameHits(index.search(queries[0], 10), exactSearch(exactReference, queries[0], 10));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const started = performance.now();
+    try {
+      for (const query of queries.slice(1, 5)) assertSameHits(index.search(query, 10), exactSearch(exactReference, query, 10));
+      await index.settled();
+    } finally {
+      clearInterval(ticker);
+    }
+    const ms = performance.now() - started;
+    assert.ok(ticks >= Math.min(5, ms / 50), `the loop ticked ${ticks} times in ${ms.toFixed(0)} ms of building`);
+    let recall = 0;
+    for (const query of queries) recall += recallAt(index.search(query, 10), exactSearch(exactReference, query, 10)) / queries.length;
+    assert.ok(recall >= 0.9, `recall@10 with the graph = ${recall}`);
+  });
+
+  test('vectors added, replaced and removed while a graph is built are neither lost nor brought back', async () => {
+    const index = createVectorIndex(FAISS_HNSW);
+    index.upsert(corpus.map((vector, i) => ({ id: idOf(i), vector })));
+    index.search(queries[0], 1); // starts the build from the vectors as they are now
+    const gone = Array.from({ length: 30 }, (_, i) => idOf(i * 13));
+    index.remove(gone);
+    const [replacement, added] = randomUnitVectors(2, DIMS, 1234);
+    index.upsert([{ id: idOf(500), vector: replacement }, { id: 'added-while-building', vector: added }]);
+    await index.settled();
+    assert.equal(index.search(replacement, 1)[0].id, idOf(500));
+    assert.equal(index.search(added, 1)[0].id, 'added-while-building');
+    assert.ok(!index.search(corpus[500], 20).some((hit) => hit.id === idOf(500) && Math.abs(hit.score - 1) < 1e-4), 'the old vector of a replaced id is gone');
+    for (const id of gone) assert.ok(!index.search(corpus[Number(/\d+/.exec(id)![0])], 10).some((hit) => hit.id === id), `${id} came back`);
+  });
+
+  test('a graph older than the latest changes is saved with its row map, and loads to the same answers', async () => {
+    const index = await built(FAISS_HNSW);
+    const gone = Array.from({ length: 60 }, (_, i) => idOf(i * 31));
+    index.remove(gone);
+    const fresh = randomUnitVectors(40, DIMS, 4321);
+    index.upsert(fresh.map((vector, i) => ({ id: `new-${i}`, vector })));
+    const dir = freshDir();
+    await index.save(dir);
+    const header = JSON.parse(await fs.readFile(path.join(dir, 'vector-index.json'), 'utf8')) as { nativeRows: number[] | null; count: number };
+    assert.equal(header.nativeRows?.length, COUNT, 'one row per graph label');
+    assert.equal(header.nativeRows!.filter((row) => row === -1).length, gone.length);
+    const loaded = await loadVectorIndex(dir, FAISS_HNSW);
+    for (const query of [...queries, ...fresh.slice(0, 5)]) {
+      const hits = loaded.search(query, 10);
+      assertSameHits(hits, index.search(query, 10), 0);
+      assert.ok(hits.every((hit) => !gone.includes(hit.id)));
+    }
+    // A row map that does not fit the saved vectors only costs the graph, never the index.
+    header.nativeRows![0] = COUNT + 5;
+    await fs.writeFile(path.join(dir, 'vector-index.json'), JSON.stringify(header));
+    const withoutGraph = await loadVectorIndex(dir, FAISS_HNSW);
+    const live = new Map([...reference].filter(([id]) => !gone.includes(id)).concat(fresh.map((vector, i) => [`new-${i}`, vector])));
+    assertSameHits(withoutGraph.search(queries[0], 10), exactSearch(live, queries[0], 10));
+  });
+});
+
 describe('save and load', () => {
   for (const { name, options } of CONFIGS) {
     test(`${name}: round trip gives identical search results`, async () => {
-      const index = buildIndex(options);
+      const index = await built(options);
       index.remove(Array.from({ length: 100 }, (_, i) => idOf(i * 7)));
       index.upsert([{ id: idOf(10), vector: queries[49] }]);
       index.search(queries[0], 10);
@@ -408,7 +486,7 @@ describe('save and load', () => {
 
   test('saving again replaces the previous generation and leaves only the current files', async () => {
     const dir = freshDir();
-    const index = buildIndex(FAISS_HNSW, corpus.slice(0, 300));
+    const index = await built(FAISS_HNSW, corpus.slice(0, 300));
     await index.save(dir);
     index.remove([idOf(0)]);
     await Promise.all([index.save(dir), index.save(dir)]);
@@ -418,7 +496,7 @@ describe('save and load', () => {
 
   test('files of an interrupted save (never committed by the header) are ignored, then cleaned up', async () => {
     const dir = freshDir();
-    const index = buildIndex(FAISS_FLAT, corpus.slice(0, 50));
+    const index = await built(FAISS_FLAT, corpus.slice(0, 50));
     await index.save(dir);
     await fs.writeFile(path.join(dir, 'vectors-2.f32'), Buffer.alloc(12));
     await fs.writeFile(path.join(dir, 'vectors-2.faiss.tmp'), 'partial');
@@ -431,7 +509,7 @@ describe('save and load', () => {
 
   test('the saved HNSW graph carries the tuned efSearch (faiss-node has no setter; the default 16 caps recall)', async () => {
     const dir = freshDir();
-    await buildIndex(FAISS_HNSW, corpus.slice(0, 200)).save(dir);
+    await (await built(FAISS_HNSW, corpus.slice(0, 200))).save(dir);
     const bytes = await fs.readFile(path.join(dir, 'vectors-1.faiss'));
     const offset = hnswParamsOffset(bytes);
     assert.notEqual(offset, null);
@@ -441,27 +519,27 @@ describe('save and load', () => {
 
   test('a faiss file damaged in a way that makes faiss abort (huge vector length) is never handed to faiss', async () => {
     const dir = freshDir();
-    const index = buildIndex(FAISS_HNSW, corpus.slice(0, 300));
+    const index = await built(FAISS_HNSW, corpus.slice(0, 300));
     await index.save(dir);
     const nativeFile = path.join(dir, 'vectors-1.faiss');
     const bytes = await fs.readFile(nativeFile);
     bytes.writeBigUInt64LE(1n << 38n, 4 + 4 + 8 + 8 + 8 + 1 + 4); // length of HNSW assign_probas: std::bad_alloc in faiss
     await fs.writeFile(nativeFile, bytes);
-    const loaded = await loadVectorIndex(dir, FAISS_HNSW);
+    const loaded = await graphBuilt(await loadVectorIndex(dir, FAISS_HNSW));
     assertSameHits(loaded.search(queries[0], 10), index.search(queries[0], 10), 0);
   });
 
   test('a missing or damaged faiss file is rebuilt from the vectors file', async () => {
     for (const options of [FAISS_FLAT, FAISS_HNSW]) {
       const dir = freshDir();
-      const index = buildIndex(options, corpus.slice(0, 500));
+      const index = await built(options, corpus.slice(0, 500));
       await index.save(dir);
       const nativeFile = path.join(dir, 'vectors-1.faiss');
       const { size } = await fs.stat(nativeFile);
       await fs.writeFile(nativeFile, Buffer.alloc(size, 7)); // right size, garbage
-      const fromGarbage = await loadVectorIndex(dir, options);
+      const fromGarbage = await graphBuilt(await loadVectorIndex(dir, options));
       await fs.rm(nativeFile);
-      const fromMissing = await loadVectorIndex(dir, options);
+      const fromMissing = await graphBuilt(await loadVectorIndex(dir, options));
       for (const query of queries.slice(0, 10)) {
         assertSameHits(fromGarbage.search(query, 10), index.search(query, 10), 0);
         assertSameHits(fromMissing.search(query, 10), index.search(query, 10), 0);
@@ -473,7 +551,7 @@ describe('save and load', () => {
     const options = FAISS_FLAT;
     async function savedDir(): Promise<string> {
       const dir = freshDir();
-      await buildIndex(options, corpus.slice(0, 100)).save(dir);
+      await (await built(options, corpus.slice(0, 100))).save(dir);
       return dir;
     }
     async function assertCorrupt(dir: string, file: string, reason: RegExp, loadOptions = options): Promise<void> {

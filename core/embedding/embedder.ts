@@ -4,13 +4,14 @@
  * and not a worker thread), and returns an `Embedder` that embeds batches there plus the model's own token counter
  * for the chunker.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BasicTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
+import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
 
 export interface EmbeddingProgress {
@@ -294,75 +295,15 @@ async function moveMissingFiles(from: string, to: string) {
 
 type ReadyReply = Extract<WorkerReply, { type: 'ready' }>;
 
-function spawnWorker(): ChildProcess {
-  // From TypeScript sources (tests, bin/cairn via tsx) the worker is a .ts file run through tsx; built, it is .js.
-  const fromSources = import.meta.url.endsWith('.ts');
-  const entry = fileURLToPath(new URL(fromSources ? './embeddingWorker.ts' : './embeddingWorker.js', import.meta.url));
-  // tsx by absolute URL: a bare `--import tsx` would resolve from the current directory, not from Cairn's.
-  const execArgv = [...workerExecArgv(process.execArgv), ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
-  // 'advanced' serialization carries the Float32Array results as binary, not as JSON arrays.
-  const worker = fork(entry, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
-  // stderr goes on to ours, and its tail names the error when the worker dies.
-  worker.stderr?.on('data', (chunk: Buffer) => {
-    process.stderr.write(chunk);
-    stderrTails.set(worker, ((stderrTails.get(worker) ?? '') + chunk.toString('utf8')).slice(-4000));
-  });
-  return worker;
-}
-
-const stderrTails = new WeakMap<ChildProcess, string>();
-
-/** How a worker ended: exit code or signal, and the last error its stderr printed. */
-function describeExit(worker: ChildProcess, code: number | null, signal: string | null): string {
-  const lastError = (stderrTails.get(worker) ?? '').split('\n').reverse().find((line) => /^\w*(Error|Exception)\b/.test(line.trim()));
-  return `exited (${signal ?? `code ${code}`})${lastError ? `: ${lastError.trim()}` : ''}`;
-}
-
-/** The parent's node flags the worker should share: minus tsx hooks (added once, by URL), the test runner and the inspector (its port is taken). */
-function workerExecArgv(execArgv: readonly string[]): string[] {
-  const isTsx = (value: string) => /(^|[\\/])tsx([\\/]|$)/.test(value);
-  const kept: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i];
-    if (/^--(import|loader|experimental-loader|require)$/.test(arg) && isTsx(execArgv[i + 1] ?? '')) i++;
-    else if (/^--(import|loader|experimental-loader|require)=/.test(arg) && isTsx(arg.slice(arg.indexOf('=') + 1))) continue;
-    else if (/^--(test|inspect|debug)/.test(arg)) continue;
-    else kept.push(arg);
-  }
-  return kept;
-}
-
 /** Sends one request; a worker that has already exited is reported by its 'exit' event, not here. */
 function sendRequest(worker: ChildProcess, request: WorkerRequest) {
   if (worker.connected) worker.send(request);
 }
 
-/** Keeps the process alive while the worker has work, and lets it exit while the worker idles (a CLI that forgets close() still ends). */
-function keepAlive(worker: ChildProcess, busy: boolean) {
-  const channel = worker.channel as { ref(): void; unref(): void } | null | undefined;
-  if (busy) {
-    worker.ref();
-    channel?.ref();
-  } else {
-    worker.unref();
-    channel?.unref();
-  }
-}
-
-async function stopWorker(worker: ChildProcess) {
-  if (worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.kill();
-  // A worker stuck in native code ignores SIGTERM; it must not outlive close().
-  const force = setTimeout(() => worker.kill('SIGKILL'), 2000);
-  await exited;
-  clearTimeout(force);
-}
-
 /** Starts a worker and resolves once its model is loaded; rejects with the worker's reason or after `timeoutMs` without progress. */
 function startWorker(init: WorkerInit, timeoutMs: number): Promise<{ worker: ChildProcess; ready: ReadyReply }> {
   return new Promise((resolve, reject) => {
-    const worker = spawnWorker();
+    const worker = forkWorkerProcess(import.meta.url, 'embeddingWorker');
     const finish = (error: Error | undefined, ready?: ReadyReply) => {
       clearTimeout(timer);
       worker.off('message', onMessage).off('error', onError).off('close', onExit);

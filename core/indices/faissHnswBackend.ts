@@ -1,22 +1,34 @@
-import { addRows, searchOne } from './faissRows.js';
+import { searchOne } from './faissRows.js';
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
 import { TsFlatEngine } from './flatBackend.js';
-import { createTunedHnsw, HNSW_FOURCC } from './hnswTuning.js';
+import { buildHnswGraph, type HnswBuild } from './hnswGraphBuild.js';
+import { HNSW_FOURCC } from './hnswTuning.js';
+import { TopK } from './topK.js';
 import type { VectorStore } from './vectorStore.js';
 import { compareLabelHits, type AcceptId, type LabelHit, type NativeIndexWriter, type SearchEngine, type VectorHit } from './vectorTypes.js';
 
 export const FAISS_HNSW_FOURCC = HNSW_FOURCC;
-const REBUILD_AT_TOMBSTONE_FRACTION = 0.2;
+/** A new graph is built once this share of the store is missing from the graph or removed from it. */
+const REBUILD_AT_STALE_FRACTION = 0.2;
 /** Oversampling rounds (x4 each) before a filtered search falls back to an exact scan. */
 const OVERSAMPLE_ROUNDS = 3;
 
+/** A graph read from disk, with each graph label's row in the saved store when they differ (-1: removed since). */
+export interface LoadedGraph {
+  graph: FaissIndex;
+  rows?: readonly number[];
+}
+
 /**
- * Approximate search with a faiss HNSW graph. removeIds aborts the process on
- * HNSW, so removed vectors become tombstones (skipped at search) and the graph
- * is rebuilt from the store once they pass 20%, and before saving. The graph is
- * built lazily, on the first search after changes, so bulk upserts stay cheap.
- * When the graph cannot supply k acceptable hits (a rare filter, a large k), the
- * search falls back to an exact scan of the store rather than return fewer.
+ * Approximate search with a faiss HNSW graph, never built on the event loop: graphs are built in a worker thread
+ * (hnswGraphBuild.ts) from a snapshot of the store, while searches go on.
+ * - Vectors added since the graph was built are "pending": every search scans them exactly and merges them in.
+ * - Removed vectors are tombstones, skipped at search (faiss's removeIds aborts on HNSW).
+ * - Once pending and tombstones pass 20% of the store, a new graph is built in the background.
+ * - Until there is a first graph, searches are exact scans of the store.
+ * - When the graph cannot supply k acceptable hits (a rare filter, a large k), the search falls back to an exact
+ *   scan rather than return fewer.
+ * A save writes the graph as it is, with its label → row map when that is not the identity.
  */
 export class FaissHnswEngine implements SearchEngine {
   readonly backend = 'faiss';
@@ -25,29 +37,36 @@ export class FaissHnswEngine implements SearchEngine {
   /** Graph label -> id; null marks a tombstone. */
   private graphIds: Array<string | null> = [];
   private readonly graphLabelOf = new Map<string, number>();
-  /** In the store but not yet in the graph. */
+  /** In the store but not in the graph. */
   private readonly pending = new Set<string>();
   private tombstones = 0;
+  private build: { job: HnswBuild; done: Promise<void> } | null = null;
+  /** Ids added or removed while a build runs: the new graph holds an old vector for them, or none. */
+  private readonly changedDuringBuild = new Set<string>();
+  /** Why the last build failed; no other is started, and searches stay exact. */
+  private buildError: Error | null = null;
   private readonly exact: TsFlatEngine;
 
-  /** `loaded` must hold exactly the store's rows, in order (checked by the caller). */
   constructor(
     private readonly faiss: FaissModule,
     private readonly store: VectorStore,
-    loaded?: FaissIndex,
+    loaded?: LoadedGraph,
   ) {
     this.exact = new TsFlatEngine(store);
-    if (loaded) this.adopt(loaded);
+    if (loaded) this.adopt(loaded.graph, loaded.rows ? loaded.rows.map((row) => (row >= 0 ? store.idAt(row) : null)) : store.ids());
   }
 
   appended(from: number): void {
-    if (!this.graph) return;
-    for (let label = from; label < this.store.size; label++) this.pending.add(this.store.idAt(label));
+    for (let label = from; label < this.store.size; label++) {
+      const id = this.store.idAt(label);
+      if (this.build) this.changedDuringBuild.add(id);
+      if (this.graph) this.pending.add(id);
+    }
   }
 
   removed(_labels: readonly number[], ids: readonly string[]): void {
-    if (!this.graph) return;
     for (const id of ids) {
+      if (this.build) this.changedDuringBuild.add(id);
       if (this.pending.delete(id)) continue;
       const label = this.graphLabelOf.get(id);
       if (label === undefined) continue;
@@ -58,13 +77,16 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[] {
-    const graph = this.sync(false);
+    this.rebuildIfStale();
+    const graph = this.graph;
+    const live = graph ? graph.ntotal() - this.tombstones : 0;
+    if (!graph || live === 0) return this.exact.search(query, k, accept);
+    const fromPending = this.searchPending(query, k, accept);
     const total = graph.ntotal();
-    const liveFraction = (total - this.tombstones) / total;
-    let request = Math.min(total, Math.ceil(k / liveFraction));
+    let request = Math.min(total, Math.ceil(k / (live / total)));
     for (let round = 0; ; round++) {
       const { labels, distances } = searchOne(graph, query, request);
-      const hits: LabelHit[] = [];
+      const hits: LabelHit[] = [...fromPending];
       for (let i = 0; i < labels.length; i++) {
         const id = labels[i] >= 0 ? this.graphIds[labels[i]] : null;
         if (id === null || (accept && !accept(id))) continue;
@@ -82,52 +104,83 @@ export class FaissHnswEngine implements SearchEngine {
     }
   }
 
-  prepareSave(): NativeIndexWriter {
-    const graph = this.sync(true);
-    return { fourcc: FAISS_HNSW_FOURCC, write: (file) => graph.write(file) };
+  /** Waits for a first graph before a save, so that one is saved (and the next start need not build it). */
+  async beforeSave(): Promise<void> {
+    if (!this.graph && this.store.size > 0 && !this.buildError) this.startBuild();
+    if (!this.graph) await this.settled();
   }
 
-  /** Brings the graph up to date; `exact` also clears tombstones so graph labels equal store rows. */
-  private sync(exact: boolean): FaissIndex {
-    const tooManyTombstones = this.tombstones > REBUILD_AT_TOMBSTONE_FRACTION * this.graphIds.length;
-    if (!this.graph || tooManyTombstones || (exact && this.tombstones > 0)) return this.rebuild();
-    if (this.pending.size > 0) this.addPending(this.graph);
-    if (exact && !this.labelsMatchStore()) return this.rebuild();
-    return this.graph;
-  }
-
-  private rebuild(): FaissIndex {
-    const graph = createTunedHnsw(this.faiss, this.store.dims);
-    addRows(graph, this.store.data(), this.store.dims, 0, this.store.size);
-    this.adopt(graph);
-    return graph;
-  }
-
-  private adopt(graph: FaissIndex): void {
-    this.graph = graph;
-    this.graphIds = this.store.ids();
-    this.graphLabelOf.clear();
-    this.graphIds.forEach((id, label) => this.graphLabelOf.set(id as string, label));
-    this.pending.clear();
-    this.tombstones = 0;
-  }
-
-  private addPending(graph: FaissIndex): void {
-    const d = this.store.dims;
-    const labels = [...this.pending].map((id) => this.store.labelOf(id) as number).sort((a, b) => a - b);
-    const rows = new Float32Array(labels.length * d);
-    labels.forEach((label, i) => rows.set(this.store.row(label), i * d));
-    addRows(graph, rows, d, 0, labels.length);
-    for (const label of labels) {
-      const id = this.store.idAt(label);
-      this.graphLabelOf.set(id, this.graphIds.length);
-      this.graphIds.push(id);
+  /** Waits for the graph being built, if any (benchmarks and tests). */
+  async settled(): Promise<void> {
+    while (this.build) {
+      this.build.job.hold();
+      await this.build.done;
     }
-    this.pending.clear();
   }
 
-  private labelsMatchStore(): boolean {
-    if (this.graphIds.length !== this.store.size) return false;
-    return this.graphIds.every((id, label) => id === this.store.idAt(label));
+  prepareSave(): NativeIndexWriter | null {
+    const graph = this.graph;
+    if (!graph) return null;
+    const identity = this.pending.size === 0 && this.tombstones === 0 && this.graphIds.every((id, label) => id === this.store.idAt(label));
+    const rows = identity ? undefined : this.graphIds.map((id) => (id === null ? -1 : (this.store.labelOf(id) as number)));
+    return { fourcc: FAISS_HNSW_FOURCC, ...(rows ? { rows } : {}), write: (file) => graph.write(file) };
+  }
+
+  private rebuildIfStale(): void {
+    if (this.build || this.buildError) return;
+    const stale = !this.graph || this.pending.size + this.tombstones > REBUILD_AT_STALE_FRACTION * Math.max(1, this.store.size);
+    if (stale) this.startBuild();
+  }
+
+  private startBuild(): void {
+    const ids = this.store.ids();
+    this.changedDuringBuild.clear();
+    const job = buildHnswGraph(this.faiss, this.store.data().slice(), this.store.dims);
+    const done = job.graph.then(
+      (graph) => this.adopt(graph, ids.map((id) => (this.changedDuringBuild.has(id) || !this.store.has(id) ? null : id))),
+      (error: Error) => {
+        this.buildError = error;
+      },
+    );
+    this.build = {
+      job,
+      done: done.finally(() => {
+        this.build = null;
+        this.changedDuringBuild.clear();
+      }),
+    };
+  }
+
+  /** Takes `graph` with these label → id entries (null: not in the store); every other stored id is pending. */
+  private adopt(graph: FaissIndex, ids: Array<string | null>): void {
+    this.graph = graph;
+    this.graphIds = ids;
+    this.graphLabelOf.clear();
+    this.tombstones = 0;
+    ids.forEach((id, label) => {
+      if (id === null) this.tombstones++;
+      else this.graphLabelOf.set(id, label);
+    });
+    this.pending.clear();
+    for (const id of this.store.ids()) if (!this.graphLabelOf.has(id)) this.pending.add(id);
+  }
+
+  /** The best pending vectors, scanned exactly. */
+  private searchPending(query: Float32Array, k: number, accept?: AcceptId): LabelHit[] {
+    if (this.pending.size === 0) return [];
+    const labels = [...this.pending].map((id) => this.store.labelOf(id) as number).sort((a, b) => a - b);
+    const top = new TopK(Math.min(k, labels.length));
+    const data = this.store.data();
+    const d = this.store.dims;
+    for (const label of labels) {
+      let dot = 0;
+      const offset = label * d;
+      for (let j = 0; j < d; j++) dot += data[offset + j] * query[j];
+      const score = Math.fround(dot);
+      if (score <= top.threshold) continue;
+      if (accept && !accept(this.store.idAt(label))) continue;
+      top.offer(score, label);
+    }
+    return top.sorted();
   }
 }

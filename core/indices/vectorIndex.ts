@@ -1,8 +1,8 @@
 import { FAISS_FLAT_FOURCC, FaissFlatEngine } from './faissFlatBackend.js';
 import { FAISS_HNSW_FOURCC, FaissHnswEngine } from './faissHnswBackend.js';
-import { faissStatus, requireFaiss, type FaissIndex, type FaissModule } from './faissRuntime.js';
+import { faissStatus, requireFaiss, type FaissModule } from './faissRuntime.js';
 import { TsFlatEngine } from './flatBackend.js';
-import { readIndexFiles, readNativeIndex, saveIndexFiles } from './vectorIndexFiles.js';
+import { readIndexFiles, readNativeIndex, saveIndexFiles, type NativeIndex } from './vectorIndexFiles.js';
 import { VectorStore } from './vectorStore.js';
 import type { AcceptId, SearchEngine, VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
 
@@ -35,6 +35,8 @@ export interface VectorIndex {
   ids(): string[];
   /** Writes the index into `dir` atomically; creates `dir`. */
   save(dir: string): Promise<void>;
+  /** Resolves once no background work (an HNSW graph build) is running. */
+  settled(): Promise<void>;
 }
 
 interface ResolvedOptions {
@@ -57,7 +59,7 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions):
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
   const store = VectorStore.fromRows(resolved.dims, header.ids, vectors);
   const kind = kindFor(resolved, store.size, header.kind);
-  let native: FaissIndex | null = null;
+  let native: NativeIndex | null = null;
   if (resolved.faiss && kind === header.kind && header.backend === 'faiss') {
     native = await readNativeIndex(resolved.faiss, dir, header, kind === 'hnsw' ? FAISS_HNSW_FOURCC : FAISS_FLAT_FOURCC);
   }
@@ -72,7 +74,7 @@ class StoreBackedVectorIndex implements VectorIndex {
     private readonly store: VectorStore,
     private readonly options: ResolvedOptions,
     kind: VectorIndexKind,
-    native?: FaissIndex,
+    native?: NativeIndex,
   ) {
     this.engine = createEngine(options, store, kind, native);
   }
@@ -130,8 +132,9 @@ class StoreBackedVectorIndex implements VectorIndex {
 
   save(dir: string): Promise<void> {
     // Saves run one at a time so two of them never pick the same generation.
-    const run = this.saving.then(() =>
-      saveIndexFiles(dir, () => {
+    const run = this.saving.then(async () => {
+      await this.engine.beforeSave?.();
+      await saveIndexFiles(dir, () => {
         const native = this.engine.prepareSave();
         return {
           backend: this.engine.backend,
@@ -141,10 +144,14 @@ class StoreBackedVectorIndex implements VectorIndex {
           vectors: this.store.data().slice(),
           native,
         };
-      }),
-    );
+      });
+    });
     this.saving = run.catch(() => undefined);
     return run;
+  }
+
+  async settled(): Promise<void> {
+    await this.engine.settled?.();
   }
 
   private removeFromStore(ids: Iterable<string>): number {
@@ -193,7 +200,9 @@ function kindFor(options: ResolvedOptions, size: number, current: VectorIndexKin
   return 'flat';
 }
 
-function createEngine(options: ResolvedOptions, store: VectorStore, kind: VectorIndexKind, native?: FaissIndex): SearchEngine {
+function createEngine(options: ResolvedOptions, store: VectorStore, kind: VectorIndexKind, native?: NativeIndex): SearchEngine {
   if (!options.faiss) return new TsFlatEngine(store);
-  return kind === 'hnsw' ? new FaissHnswEngine(options.faiss, store, native) : new FaissFlatEngine(options.faiss, store, native);
+  if (kind === 'hnsw') return new FaissHnswEngine(options.faiss, store, native && { graph: native.index, rows: native.rows });
+  // A flat index always mirrors the rows; a row map would mean it does not.
+  return new FaissFlatEngine(options.faiss, store, native && !native.rows ? native.index : undefined);
 }

@@ -11,7 +11,8 @@ import type { NativeIndexWriter, VectorBackendName, VectorIndexKind } from './ve
  *   vector-index.json      header: format, version, generation, backend, kind, dims, count, ids in label
  *                          order, and the size and SHA-256 of the files below
  *   vectors-<gen>.f32      count x dims float32 little-endian: the source of truth
- *   vectors-<gen>.faiss    optional faiss index over the same rows (so loading skips re-adding / rebuilding)
+ *   vectors-<gen>.faiss    optional faiss index over the same rows (so loading skips re-adding / rebuilding); an
+ *                          HNSW graph built before the latest changes comes with nativeRows (each graph label's row)
  * The faiss file is checksummed because faiss aborts the process (bad_alloc) on some
  * damaged files instead of throwing.
  * A save writes generation gen+1 under new names, then replaces the header (the
@@ -37,6 +38,8 @@ export interface VectorIndexHeader {
   nativeFile: string | null;
   nativeBytes: number | null;
   nativeSha256: string | null;
+  /** Each native label's row in `ids` (-1: removed since the graph was built); null when labels are rows. */
+  nativeRows: number[] | null;
   ids: string[];
 }
 
@@ -106,6 +109,7 @@ export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnaps
       nativeFile,
       nativeBytes,
       nativeSha256,
+      nativeRows: snapshot.native?.rows ? [...snapshot.native.rows] : null,
       ids: snapshot.ids,
     };
     written.push(tmp(HEADER_FILE));
@@ -159,11 +163,17 @@ export async function readIndexFiles(dir: string, dims: number): Promise<SavedIn
   return { header, vectors };
 }
 
+export interface NativeIndex {
+  index: FaissIndex;
+  /** Each label's row among the saved vectors when they differ (see VectorIndexHeader.nativeRows). */
+  rows?: number[];
+}
+
 /**
  * Reads the saved faiss index when it is present and intact; null otherwise (the
  * caller rebuilds from the vectors file, the source of truth).
  */
-export async function readNativeIndex(faiss: FaissModule, dir: string, header: VectorIndexHeader, fourcc: string): Promise<FaissIndex | null> {
+export async function readNativeIndex(faiss: FaissModule, dir: string, header: VectorIndexHeader, fourcc: string): Promise<NativeIndex | null> {
   if (!header.nativeFile || header.nativeBytes === null || header.nativeSha256 === null) return null;
   const file = path.join(dir, header.nativeFile);
   try {
@@ -171,8 +181,8 @@ export async function readNativeIndex(faiss: FaissModule, dir: string, header: V
     // The type tag matters too: removeIds on an HNSW index taken for a flat one would abort.
     if (bytes !== header.nativeBytes || digest !== header.nativeSha256 || head !== fourcc) return null;
     const index = faiss.Index.read(file);
-    if (index.ntotal() !== header.count || index.getDimension() !== header.dims) return null;
-    return index;
+    if (index.ntotal() !== (header.nativeRows?.length ?? header.count) || index.getDimension() !== header.dims) return null;
+    return header.nativeRows ? { index, rows: header.nativeRows } : { index };
   } catch {
     return null;
   }
@@ -202,14 +212,30 @@ function validateHeader(file: string, raw: unknown, dims: number): VectorIndexHe
   const native = h.nativeFile === null ? null : nativeName(generation);
   if (h.nativeFile !== native) fail(`nativeFile ${JSON.stringify(h.nativeFile)} does not match generation ${generation}`);
   // A bad description of the optional faiss file only means it is not used.
-  const nativeUsable = native !== null && isCount(h.nativeBytes) && isSha256(h.nativeSha256);
+  const nativeRows = h.nativeRows === undefined || h.nativeRows === null ? null : h.nativeRows;
+  const rowsUsable = nativeRows === null || validRowMap(nativeRows, ids.length);
+  const nativeUsable = native !== null && isCount(h.nativeBytes) && isSha256(h.nativeSha256) && rowsUsable;
   return {
     ...(h as VectorIndexHeader),
     ids,
     nativeFile: nativeUsable ? native : null,
     nativeBytes: nativeUsable ? (h.nativeBytes as number) : null,
     nativeSha256: nativeUsable ? (h.nativeSha256 as string) : null,
+    nativeRows: nativeUsable ? (nativeRows as number[] | null) : null,
   };
+}
+
+/** Rows in -1..count-1, no row twice. */
+function validRowMap(value: unknown, count: number): boolean {
+  if (!Array.isArray(value)) return false;
+  const seen = new Set<number>();
+  for (const row of value) {
+    if (!Number.isInteger(row) || row < -1 || row >= count) return false;
+    if (row < 0) continue;
+    if (seen.has(row)) return false;
+    seen.add(row);
+  }
+  return true;
 }
 
 async function readJson(file: string): Promise<unknown> {

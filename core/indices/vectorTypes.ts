@@ -9,10 +9,12 @@ export interface VectorHit {
 
 export type AcceptId = (id: string) => boolean;
 
-/** A native index file that can be written alongside the vectors (labels = store rows). */
+/** A native index file that can be written alongside the vectors (labels = store rows unless `rows` says otherwise). */
 export interface NativeIndexWriter {
   /** Four bytes at the start of the file, checked again on load. */
   readonly fourcc: string;
+  /** Each native label's row among the saved vectors, -1 for one removed since, when they are not the same. */
+  readonly rows?: readonly number[];
   write(file: string): void;
 }
 
@@ -32,6 +34,10 @@ export interface SearchEngine {
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
   /** Brings native state in line with the store rows; null when there is nothing native to write. */
   prepareSave(): NativeIndexWriter | null;
+  /** Background work a save should wait for first (a first HNSW graph being built). */
+  beforeSave?(): Promise<void>;
+  /** Resolves once no background work (a graph build) is running. */
+  settled?(): Promise<void>;
 }
 
 /** Internal hit before label -> id mapping; label is the store row (or graph label). */

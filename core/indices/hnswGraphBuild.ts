@@ -1,0 +1,63 @@
+/**
+ * HNSW graphs are built in a child process: adding a few hundred thousand vectors to a graph takes minutes, and the
+ * event loop (searches, the app's requests) must keep going meanwhile. The graph comes back as a file faiss reads here.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
+import type { FaissIndex, FaissModule } from './faissRuntime.js';
+import type { HnswBuildJob, HnswBuildReply } from './hnswGraphWorker.js';
+
+export interface HnswBuild {
+  /** A tuned HNSW graph over the rows. */
+  readonly graph: Promise<FaissIndex>;
+  /** Keeps this process alive until the build ends: someone is waiting for it (a save, a benchmark). */
+  hold(): void;
+}
+
+/**
+ * Starts building a graph over `rows` (row-major, `dims` wide). Until held, the build does not keep this process
+ * alive: a CLI search that is done need not wait for a graph it will not use (the builder is stopped at exit).
+ */
+export function buildHnswGraph(faiss: FaissModule, rows: Float32Array, dims: number): HnswBuild {
+  let worker: ChildProcess | undefined;
+  let held = false;
+  const graph = (async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-hnsw-build-'));
+    const stop = () => worker?.kill('SIGKILL');
+    process.once('exit', stop);
+    try {
+      const job: HnswBuildJob = { rows, dims, file: path.join(dir, 'graph.faiss') };
+      worker = forkWorkerProcess(import.meta.url, 'hnswGraphWorker');
+      keepAlive(worker, held);
+      await outcome(worker, job);
+      return faiss.Index.read(job.file);
+    } finally {
+      process.off('exit', stop);
+      if (worker) await stopWorker(worker);
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return {
+    graph,
+    hold() {
+      held = true;
+      if (worker) keepAlive(worker, true);
+    },
+  };
+}
+
+function outcome(worker: ChildProcess, job: HnswBuildJob): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let reply: HnswBuildReply | undefined;
+    worker.once('message', (message: HnswBuildReply) => (reply = message));
+    worker.once('error', (error) => reject(new Error(`building the HNSW graph failed: ${error.message}`)));
+    worker.once('exit', (code, signal) => {
+      if (reply?.ok) resolve();
+      else reject(new Error(`building the HNSW graph failed: ${reply ? reply.message : `the builder ${describeExit(worker, code, signal)}`}`));
+    });
+    worker.send(job);
+  });
+}
