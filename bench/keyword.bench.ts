@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import MiniSearch from 'minisearch';
 import { createChunker } from '../core/chunking/createChunker.js';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
@@ -20,24 +19,13 @@ import { scanVault } from '../core/vault/scanVault.js';
 
 const args = process.argv.slice(2);
 
-// Worker mode (this file again): load the index, then answer queries.
-if (!isMainThread) {
-  const index = KeywordIndex.fromJSON(readFileSync((workerData as { file: string }).file, 'utf8'));
-  parentPort!.postMessage({ ready: true });
-  parentPort!.on('message', (query: string) => parentPort!.postMessage(index.search(query, 10)));
-}
-
-// Child modes, timed from process start: `--load-json <file>`, `--load-v8 <file>`.
-if (args[0] === '--load-json' || args[0] === '--load-v8') {
-  const file = args[1]!;
-  const index =
-    args[0] === '--load-json' ? KeywordIndex.fromJSON(readFileSync(file, 'utf8')) : KeywordIndex.fromObject(v8.deserialize(readFileSync(file)));
+// Child mode, timed from process start: `--load <file>`.
+if (args[0] === '--load') {
+  const index = await KeywordIndex.read(readFileSync(args[1]!));
   index.search('warmup query', 10);
   console.log(JSON.stringify({ readyMs: process.uptime() * 1000, size: index.size }));
   process.exit(0);
 }
-
-if (!isMainThread) await new Promise(() => {}); // the worker lives on messages only
 
 const vault = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a));
 const queryCount = Number(args[args.indexOf('--queries') + 1]) || 300;
@@ -96,53 +84,29 @@ console.log(`heap           ${heapIndex.toFixed(0)} MB for the index`);
 // --- save / load ---
 const dir = mkdtempSync(path.join(tmpdir(), 'cairn-keyword-bench-'));
 try {
-  const [json, stringifyMs] = time(() => index.toJSON());
-  const jsonFile = path.join(dir, 'keyword.json');
-  writeFileSync(jsonFile, json);
-  const jsonBytes = Buffer.byteLength(json);
-  const [, parseMs] = time(() => JSON.parse(json));
+  const [lines, writeMs] = time(() => [...index.lines()]);
+  const file = path.join(dir, 'keyword.jsonl');
+  writeFileSync(file, lines.join(''));
+  const bytes = readFileSync(file);
+  console.log(`save           ${seconds(writeMs)}, ${lines.length} lines, ${(bytes.length / 1e6).toFixed(1)} MB`);
   const heapBeforeLoad = heapMb();
-  const [loaded, loadMs] = time(() => KeywordIndex.fromJSON(json));
-  const heapLoaded = heapMb() - heapBeforeLoad;
-  console.log(`save JSON      ${seconds(stringifyMs)}, ${(jsonBytes / 1e6).toFixed(1)} MB`);
-  console.log(`load JSON      ${seconds(loadMs)} in process (JSON.parse alone ${seconds(parseMs)}), heap ${heapLoaded.toFixed(0)} MB once loaded`);
-
-  const [serialized, v8SerializeMs] = time(() => v8.serialize(index.toObject()));
-  const v8File = path.join(dir, 'keyword.v8');
-  writeFileSync(v8File, serialized);
-  const [, v8LoadMs] = time(() => KeywordIndex.fromObject(v8.deserialize(readFileSync(v8File))));
-  console.log(`save v8        ${seconds(v8SerializeMs)}, ${(serialized.length / 1e6).toFixed(1)} MB`);
-  console.log(`load v8        ${seconds(v8LoadMs)} in process (read + v8.deserialize + MiniSearch.loadJS)`);
-
-  for (const mode of ['--load-json', '--load-v8'] as const) {
-    const file = mode === '--load-json' ? jsonFile : v8File;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), mode, file], { encoding: 'utf8' });
-    const line = child.stdout.trim().split('\n').at(-1) ?? '';
-    const ready = line.startsWith('{') ? (JSON.parse(line) as { readyMs: number }).readyMs : NaN;
-    console.log(`ready ${mode.slice(7).padEnd(8)} ${seconds(ready)} from process start to first answered query (fresh node + tsx)`);
-  }
-
-  // Loading in a worker thread: the main thread stays free; the index is queried through messages.
-  const started = performance.now();
-  let ticks = 0;
-  const ticker = setInterval(() => ticks++, 10);
-  // Workers do not inherit tsx's loader hooks (privatenumber/tsx#354): register them, then load this file.
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  const worker = new Worker(bootstrap, { eval: true, workerData: { file: jsonFile } });
-  await new Promise<void>((resolve) => worker.once('message', () => resolve()));
-  const workerReadyMs = performance.now() - started;
+  let last = performance.now();
+  let held = 0;
+  const ticker = setInterval(() => {
+    held = Math.max(held, performance.now() - last);
+    last = performance.now();
+  }, 1);
+  const loadStarted = performance.now();
+  const loaded = await KeywordIndex.read(bytes);
+  const loadMs = performance.now() - loadStarted;
   clearInterval(ticker);
-  const roundTrips: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    const sent = performance.now();
-    worker.postMessage('pipeline object property');
-    await new Promise((resolve) => worker.once('message', resolve));
-    roundTrips.push(performance.now() - sent);
-  }
-  await worker.terminate();
-  console.log(
-    `load worker    ${seconds(workerReadyMs)} to ready; main thread ran ${ticks} of ${Math.floor(workerReadyMs / 10)} 10-ms timer ticks meanwhile; query round trip p50 ${percentile(roundTrips, 50).toFixed(1)} ms`,
-  );
+  held = Math.max(held, performance.now() - last);
+  const heapLoaded = heapMb() - heapBeforeLoad;
+  console.log(`load           ${seconds(loadMs)} in process, event loop held at most ${held.toFixed(0)} ms, heap ${heapLoaded.toFixed(0)} MB once loaded`);
+  const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--load', file], { encoding: 'utf8' });
+  const line = child.stdout.trim().split('\n').at(-1) ?? '';
+  const ready = line.startsWith('{') ? (JSON.parse(line) as { readyMs: number }).readyMs : NaN;
+  console.log(`ready          ${seconds(ready)} from process start to first answered query (fresh node + tsx)`);
 
   // --- queries ---
   const random = mulberry32(42);

@@ -24,6 +24,9 @@ function indexOf(docs: KeywordDoc[]): KeywordIndex {
   return index;
 }
 
+/** The index as saved: its lines, as the bytes of a file. */
+const bytesOf = (index: KeywordIndex) => Buffer.from([...index.lines()].join(''));
+
 const ids = (index: KeywordIndex, query: string, k = 10, options = {}) => index.search(query, k, options).map((hit) => hit.id);
 
 function assertSameScores(actual: Array<{ id: string; score: number }>, expected: Array<{ id: string; score: number }>, label: string): void {
@@ -259,10 +262,10 @@ describe('serialisation', () => {
     doc('ja#0', '全文検索の仕組み'),
   ];
 
-  test('JSON round trip gives identical results', () => {
+  test('a round trip through its lines gives identical results', async () => {
     const index = indexOf(docs);
     index.remove(['recipes#0']);
-    const loaded = KeywordIndex.fromJSON(index.toJSON());
+    const loaded = await KeywordIndex.read(bytesOf(index));
     assert.equal(loaded.size, index.size);
     assert.deepEqual(loaded.terms().sort(), index.terms().sort());
     for (const query of ['task queries', 'tq', 'get-childitem', 'files', 'powershell', '検索', 'tomatoe', 'recurs', 'bread']) {
@@ -273,46 +276,53 @@ describe('serialisation', () => {
     assert.deepEqual(ids(loaded, 'fresh'), ['new#0']);
   });
 
-  test('a large index is written in pieces that join into the same JSON, and an empty one round-trips', () => {
+  test('a large index is written a few thousand terms a line, each line JSON of its own; an empty one round-trips', async () => {
     const many = Array.from({ length: 3000 }, (_, i) => doc(`many#${i}`, `word${i} shared w${i % 7}x${i}`));
     const index = indexOf(many);
     index.remove(['many#5']);
-    const pieces = [...index.jsonPieces()];
-    assert.ok(pieces.length >= 4, `${pieces.length} pieces`);
-    const loaded = KeywordIndex.fromJSON(pieces.join(''));
-    assert.deepEqual(JSON.parse(pieces.join('')), JSON.parse(index.toJSON()));
+    const lines = [...index.lines()];
+    assert.ok(lines.length >= 4, `${lines.length} lines`);
+    for (const line of lines) {
+      assert.ok(line.endsWith('\n') && !line.slice(0, -1).includes('\n'));
+      JSON.parse(line);
+    }
+    const loaded = await KeywordIndex.read(Buffer.from(lines.join('')));
     assert.deepEqual(loaded.terms().sort(), index.terms().sort());
     for (const query of ['word42', 'shared', 'w3x10', 'word5']) assert.deepEqual(loaded.search(query, 20), index.search(query, 20), query);
-    const empty = KeywordIndex.fromJSON([...KeywordIndex.create().jsonPieces()].join(''));
-    assert.equal(empty.size, 0);
+    assert.equal((await KeywordIndex.read(bytesOf(KeywordIndex.create()))).size, 0);
   });
 
-  test('corrupt input throws KeywordIndexCorruptError', () => {
-    const good = indexOf(docs).toJSON();
-    const parsed = JSON.parse(good);
+  test('corrupt input throws KeywordIndexCorruptError', async () => {
+    const [headerLine, ...postingLines] = [...indexOf(docs).lines()];
+    const header = JSON.parse(headerLine);
+    const postings = postingLines.join('');
+    const withHeader = (changed: object) => `${JSON.stringify({ ...header, ...changed })}\n${postings}`;
+    const withPostings = (rows: unknown) => `${headerLine}${JSON.stringify(rows)}\n`;
     const corrupt = [
       '',
       'not json',
-      good.slice(0, good.length / 2),
+      `${headerLine}${postings.slice(0, postings.length / 2)}`,
+      headerLine, // the postings lines are missing: fewer terms than the header counts
       '{}',
       'null',
       '[]',
-      JSON.stringify({ ...parsed, version: 99 }),
-      JSON.stringify({ ...parsed, miniSearch: { ...parsed.miniSearch, serializationVersion: 7 } }),
-      JSON.stringify({ ...parsed, miniSearch: { ...parsed.miniSearch, fieldIds: { content: 0 } } }),
-      JSON.stringify({ ...parsed, miniSearch: { ...parsed.miniSearch, documentCount: 99 } }),
-      JSON.stringify({ ...parsed, postings: 'x' }),
-      JSON.stringify({ ...parsed, postings: [[5, 0, 'AQE=']] }),
-      JSON.stringify({ ...parsed, postings: [['term', 9, 'AQE=']] }),
-      JSON.stringify({ ...parsed, postings: [['term', 0]] }),
+      withHeader({ version: 99 }),
+      withHeader({ terms: -1 }),
+      withHeader({ miniSearch: { ...header.miniSearch, serializationVersion: 7 } }),
+      withHeader({ miniSearch: { ...header.miniSearch, fieldIds: { content: 0 } } }),
+      withHeader({ miniSearch: { ...header.miniSearch, documentCount: 99 } }),
+      withHeader({ titles: [['x', ['no-such-chunk']]] }),
+      withHeader({ titles: 'x' }),
+      `${headerLine}"x"\n`,
+      withPostings([[5, 0, 'AQE=']]),
+      withPostings([['term', 9, 'AQE=']]),
+      withPostings([['term', 0]]),
       // A varint that never ends, a chunk id past the last one, a zero term frequency.
-      JSON.stringify({ ...parsed, postings: [['term', 0, Buffer.from([0x81, 0x81]).toString('base64')]] }),
-      JSON.stringify({ ...parsed, postings: [['term', 0, Buffer.from([0x7f, 0x01]).toString('base64')]] }),
-      JSON.stringify({ ...parsed, postings: [['term', 0, Buffer.from([0x01, 0x00]).toString('base64')]] }),
-      JSON.stringify({ ...parsed, titles: [['x', ['no-such-chunk']]] }),
-      JSON.stringify({ ...parsed, titles: 'x' }),
+      withPostings([['term', 0, Buffer.from([0x81, 0x81]).toString('base64')]]),
+      withPostings([['term', 0, Buffer.from([0x7f, 0x01]).toString('base64')]]),
+      withPostings([['term', 0, Buffer.from([0x01, 0x00]).toString('base64')]]),
     ];
-    for (const json of corrupt) assert.throws(() => KeywordIndex.fromJSON(json), KeywordIndexCorruptError, json.slice(0, 80));
+    for (const text of corrupt) await assert.rejects(KeywordIndex.read(Buffer.from(text)), KeywordIndexCorruptError, text.slice(0, 80));
   });
 });
 
@@ -329,9 +339,9 @@ describe('property: random upserts and removes', () => {
     fc.record({ kind: fc.constant('remove' as const), ns: fc.array(fc.integer({ min: 0, max: 15 }), { maxLength: 4 }) }),
   );
 
-  test('ids equal a reference set and every hit is live', () => {
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 25 }), fc.constantFrom(...WORDS, 'alp', 'gamm', 'nothing'), (ops, query) => {
+  test('ids equal a reference set and every hit is live', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 25 }), fc.constantFrom(...WORDS, 'alp', 'gamm', 'nothing'), async (ops, query) => {
         const index = KeywordIndex.create();
         const live = new Map<string, string>();
         for (const step of ops) {
@@ -345,11 +355,11 @@ describe('property: random upserts and removes', () => {
         }
         assert.equal(index.size, live.size);
         for (let n = 0; n < 16; n++) assert.equal(index.has(`n${n}#0`), live.has(`n${n}#0`));
-        const json = index.toJSON();
+        const saved = bytesOf(index);
         const hits = index.search(query, 100);
         for (const hit of hits) assert.ok(live.has(hit.id), hit.id);
         assert.equal(new Set(hits.map((h) => h.id)).size, hits.length, 'no duplicate hits');
-        assert.deepEqual(KeywordIndex.fromJSON(json).search(query, 100), hits);
+        assert.deepEqual((await KeywordIndex.read(saved)).search(query, 100), hits);
       }),
       { numRuns: 150 },
     );

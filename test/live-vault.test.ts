@@ -40,6 +40,8 @@ describe('live vault: watcher, incremental updates, reconciliation', { timeout: 
     vault = path.join(root, 'vault');
     await cp(SAMPLE, vault, { recursive: true });
     service = await CairnService.start({ vault, dataDir: path.join(root, 'data'), listener: (e) => events.push(e) });
+    // The first indexing must be over: a note it picks up is indexed, but not announced as a live change.
+    await service.idle();
   });
   after(async () => {
     await service?.close();

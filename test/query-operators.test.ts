@@ -57,7 +57,7 @@ describe('filter operators in the query', () => {
       modifiedAfter: 5,
     });
     assert.deepEqual(mergeFilters(undefined, {}), {});
-    assert.deepEqual(mergeFilters({ pathPrefix: undefined }, {}), {});
+    assert.deepEqual(mergeFilters({ pathPrefix: undefined, tags: [] }, {}), {});
   });
 
   it('property: operators placed anywhere among plain words are found, and the words kept in order', () => {

@@ -241,7 +241,7 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
   it('a truncated or damaged index file is detected and rebuilt, never a crash', async () => {
     const vaultData = path.join(dataDir, 'vaults', (await readdir(path.join(dataDir, 'vaults')))[0]);
     for (const damage of [
-      (gen: string) => truncate(path.join(gen, 'keyword.json'), 100),
+      (gen: string) => truncate(path.join(gen, 'keyword.jsonl'), 100),
       (gen: string) => appendFile(path.join(gen, 'notes.jsonl'), '{"broken'),
       async (gen: string) => truncate(path.join(gen, 'vectors', (await readdir(path.join(gen, 'vectors'))).find((f) => f.endsWith('.f32'))!), 64),
       () => truncate(path.join(vaultData, 'manifest.json'), 10),

@@ -8,7 +8,7 @@ import { readManifest, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexI
 import { NOTES_FILE, NoteStore } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 
-const KEYWORD_FILE = 'keyword.json';
+const KEYWORD_FILE = 'keyword.jsonl';
 const GRAPH_FILE = 'graph.json';
 const VECTORS_DIR = 'vectors';
 
@@ -77,7 +77,7 @@ export class IndexState {
     const files: Record<string, number> = {};
     files[NOTES_FILE] = await this.store.save(gen);
     await this.keyword.settle();
-    files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.jsonPieces());
+    files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
     files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.toJSON());
     await this.vectors.save(path.join(gen, VECTORS_DIR));
     const manifest: Manifest = {
@@ -106,7 +106,7 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
   }
   const [store, keyword, graph, vectors] = await Promise.all([
     NoteStore.load(gen),
-    readFile(path.join(gen, KEYWORD_FILE), 'utf8').then((json) => KeywordIndex.fromJSON(json)),
+    readFile(path.join(gen, KEYWORD_FILE)).then((bytes) => KeywordIndex.read(bytes)),
     readFile(path.join(gen, GRAPH_FILE), 'utf8').then((json) => LinkGraph.fromJSON(json)),
     loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions),
   ]);

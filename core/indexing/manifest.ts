@@ -4,7 +4,7 @@ import type { ChunkingConfig } from '../config/schema.js';
 import { writeFileAtomic } from './atomicWrite.js';
 
 /** Bumped when the layout of the persisted index changes. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const MANIFEST_FILE = 'manifest.json';
 
 /** What an index was built with. Any difference on open means the index no longer matches: rebuild. */

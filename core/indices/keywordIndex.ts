@@ -1,4 +1,5 @@
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
+import { eachLine } from './lineFile.js';
 import { QUERY_STOP_WORDS, foldAccents, scanTerms, tokenizeForSearch } from './searchTokenizer.js';
 
 export interface KeywordDoc {
@@ -33,7 +34,7 @@ export class KeywordIndexCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-keyword-index';
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 
 const FIELDS = ['title', 'aliases', 'headerPath', 'tags', 'content'] as const;
 type Field = (typeof FIELDS)[number];
@@ -72,7 +73,7 @@ const AUTO_VACUUM = { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 2000, ba
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
-const TERMS_PER_PIECE = 2000;
+const TERMS_PER_LINE = 2000;
 
 const TIER_EXACT_TITLE = 0;
 const TIER_QUERY_TERMS = 1;
@@ -140,6 +141,7 @@ interface MiniSearchInternals {
     atPrefix(prefix: string): Iterable<[string, TermPostings]>;
     fuzzyGet(term: string, maxDistance: number): Map<string, [TermPostings, number]>;
     [Symbol.iterator](): Iterator<[string, TermPostings]>;
+    readonly size: number;
   };
   _documentIds: Map<number, string>;
   _idToShortId: Map<string, number>;
@@ -258,19 +260,34 @@ export class KeywordIndex {
     return new KeywordIndex(new MiniSearch(MINISEARCH_OPTIONS));
   }
 
-  static fromJSON(json: string): KeywordIndex {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch (error) {
-      throw new KeywordIndexCorruptError('keyword index is not valid JSON', { cause: error });
-    }
-    return KeywordIndex.fromObject(parsed);
+  /**
+   * Loads what `lines()` wrote: the header first (MiniSearch's document tables and the title map), then the
+   * postings, line by line, giving the event loop a turn every few milliseconds.
+   */
+  static async read(bytes: Uint8Array): Promise<KeywordIndex> {
+    let index: KeywordIndex | undefined;
+    let expectedTerms = 0;
+    await eachLine(bytes, (line, lineNumber) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch (error) {
+        throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is not valid JSON`, { cause: error });
+      }
+      if (!index) {
+        ({ index, terms: expectedTerms } = KeywordIndex.fromHeader(parsed));
+      } else {
+        if (!Array.isArray(parsed)) throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} holds no postings`);
+        index.loadPostings(parsed);
+      }
+    });
+    if (!index) throw new KeywordIndexCorruptError('keyword index is empty');
+    if (index.m._index.size !== expectedTerms) throw new KeywordIndexCorruptError(`keyword index holds ${index.m._index.size} terms, its header says ${expectedTerms}`);
+    return index;
   }
 
-  /** Loads the parsed form of `toJSON()` (e.g. from `v8.deserialize`). */
-  static fromObject(parsed: unknown): KeywordIndex {
-    const data = parsed as { format?: unknown; version?: unknown; titles?: unknown; miniSearch?: unknown; postings?: unknown } | null;
+  private static fromHeader(parsed: unknown): { index: KeywordIndex; terms: number } {
+    const data = parsed as { format?: unknown; version?: unknown; titles?: unknown; miniSearch?: unknown; terms?: unknown } | null;
     if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
       throw new KeywordIndexCorruptError('not a keyword index');
     }
@@ -278,46 +295,33 @@ export class KeywordIndex {
       throw new KeywordIndexCorruptError(`keyword index format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
     }
     checkMiniSearchShape(data.miniSearch);
-    if (!Array.isArray(data.postings)) throw new KeywordIndexCorruptError('keyword index has no postings');
+    if (typeof data.terms !== 'number' || !Number.isSafeInteger(data.terms) || data.terms < 0) throw new KeywordIndexCorruptError('keyword index header has no term count');
     let index: KeywordIndex;
     try {
       index = new KeywordIndex(MiniSearch.loadJS({ ...data.miniSearch, index: [] }, MINISEARCH_OPTIONS));
     } catch (error) {
       throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
     }
-    index.loadPostings(data.postings);
     index.loadTitles(data.titles);
-    return index;
-  }
-
-  toJSON(): string {
-    return [...this.jsonPieces()].join('');
-  }
-
-  /** The serialisable form: `toJSON()` is `JSON.stringify` of it. */
-  toObject(): object {
-    return { ...this.header(), postings: [...this.postingRows()] };
+    return { index, terms: data.terms };
   }
 
   /**
-   * `toJSON()` in pieces of a few thousand terms, so that a large index is written without holding the event
-   * loop for the whole encoding. The index must not change while they are taken (call `settle()` first: an
-   * automatic vacuum in progress would change it).
+   * The index as lines of JSON: a header, then the postings, a few thousand terms a line. Written and read a
+   * line at a time, so a large index neither holds the event loop for long nor needs one giant string. The index
+   * must not change while they are taken (call `settle()` first: an automatic vacuum in progress would change it).
    */
-  *jsonPieces(): Generator<string> {
-    const head = JSON.stringify(this.header());
-    yield `${head.slice(0, -1)},"postings":[`;
-    let piece: string[] = [];
-    let first = true;
+  *lines(): Generator<string> {
+    yield `${JSON.stringify(this.header())}\n`;
+    let piece: Array<Array<string | number>> = [];
     for (const row of this.postingRows()) {
-      piece.push(JSON.stringify(row));
-      if (piece.length === TERMS_PER_PIECE) {
-        yield `${first ? '' : ','}${piece.join(',')}`;
-        first = false;
+      piece.push(row);
+      if (piece.length === TERMS_PER_LINE) {
+        yield `${JSON.stringify(piece)}\n`;
         piece = [];
       }
     }
-    yield `${first || piece.length === 0 ? '' : ','}${piece.join(',')}]}`;
+    if (piece.length) yield `${JSON.stringify(piece)}\n`;
   }
 
   /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
@@ -326,7 +330,7 @@ export class KeywordIndex {
   }
 
   /** Everything but the postings; stale postings are dropped first, so only live data is written. */
-  private header(): { format: string; version: number; titles: Array<[string, string[]]>; miniSearch: AsPlainObject } {
+  private header(): { format: string; version: number; terms: number; titles: Array<[string, string[]]>; miniSearch: AsPlainObject } {
     this.dropStalePostings();
     const m = this.m;
     // MiniSearch's own serialisation, except the inverted index, which is written compactly by postingRows().
@@ -342,7 +346,8 @@ export class KeywordIndex {
       index: [],
       serializationVersion: 2,
     };
-    return { format: FORMAT, version: FORMAT_VERSION, titles: [...this.idsByTitleKey].map(([key, ids]) => [key, [...ids]]), miniSearch };
+    const titles = [...this.idsByTitleKey].map(([key, ids]): [string, string[]] => [key, [...ids]]);
+    return { format: FORMAT, version: FORMAT_VERSION, terms: m._index.size, titles, miniSearch };
   }
 
   private *postingRows(): Generator<Array<string | number>> {

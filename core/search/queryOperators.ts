@@ -67,8 +67,8 @@ export function parseDay(value: string): number | undefined {
 /** Filters from beside the query, narrowed by those the query names (tags add up; operators win otherwise). */
 export function mergeFilters(given: SearchFilters | undefined, typed: SearchFilters): SearchFilters {
   const tags = [...(given?.tags ?? []), ...(typed.tags ?? [])];
-  const merged: SearchFilters = { ...given, ...typed };
-  if (tags.length) merged.tags = [...new Set(tags)];
+  const merged: SearchFilters = { ...given, ...typed, tags: [...new Set(tags)] };
+  if (!tags.length) delete merged.tags;
   for (const key of Object.keys(merged) as Array<keyof SearchFilters>) if (merged[key] === undefined) delete merged[key];
   return merged;
 }

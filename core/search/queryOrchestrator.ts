@@ -1,8 +1,8 @@
+import type { ChunkPart } from '../chunking/types.js';
 import type { SearchConfig } from '../config/schema.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
-import type { ChunkPart } from '../chunking/types.js';
 import type { ChunkRef } from '../indexing/noteStore.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
@@ -137,7 +137,8 @@ export class QueryOrchestrator {
 
   /** The notes the filters admit, most recently modified first, each by its first admitted chunk. */
   private browse(filters: SearchFilters, k: number): ChunkRef[] {
-    const accept = this.acceptor(filters)!;
+    const accept = this.acceptor(filters);
+    if (!accept) return [];
     const picks: ChunkRef[] = [];
     for (const note of this.state.store.allNotes()) {
       const chunk = note.chunks.find((c) => accept(c.id));
@@ -166,8 +167,7 @@ export class QueryOrchestrator {
     return result;
   }
 
-  private acceptor(filters: SearchFilters | undefined): ((id: string) => boolean) | undefined {
-    if (!filters) return undefined;
+  private acceptor(filters: SearchFilters): ((id: string) => boolean) | undefined {
     const { pathPrefix, modifiedAfter, modifiedBefore } = filters;
     const tags = (filters.tags ?? []).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
     if (!pathPrefix && !tags.length && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
