@@ -61,7 +61,8 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
 
   test('searches as you type and shows ranked, highlighted, explained results', async () => {
     await page.keyboard.press('Control+K');
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'search-input');
+    // The box takes focus on the next animation frame.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'search-input', undefined, { timeout: 5000 });
     await searchAndWait('chunk size');
     const results = page.getByTestId('result-item');
     assert.ok((await results.count()) >= 3);
@@ -159,6 +160,10 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.equal(await page.getByTestId('result-item').filter({ hasText: 'Glossary' }).locator('.breadcrumb').textContent(), 'Glossary', 'cited by where the note opens');
     assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['#reference']);
     await screenshot(page, 'search-filters');
+
+    await searchAndWait('chunk size -path:Configuration/');
+    for (const crumb of await page.getByTestId('result-item').locator('.breadcrumb').all()) assert.doesNotMatch((await crumb.getAttribute('title')) ?? '', /^Configuration\//);
+    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['not in Configuration/']);
 
     await searchAndWait('chunk size after:soon');
     assert.match((await page.getByTestId('query-problem').textContent()) ?? '', /after:soon is not a date/);

@@ -177,6 +177,8 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
       ['search', [{ query: 'x', filters: { tags: 'x' } }]],
       ['search', [{ query: 'x', filters: { tags: [1] } }]],
       ['search', [{ query: 'x', filters: { tag: 'x' } }]],
+      ['search', [{ query: 'x', filters: { excludePaths: ['../x'] } }]],
+      ['search', [{ query: 'x', filters: { excludeTags: 'draft' } }]],
       ['search', [{ query: 'x', extra: 1 }]],
       ['search', [{ query: 'x'.repeat(5000) }]],
       ['ask', [{ question: 'Why?' }]],

@@ -13,6 +13,14 @@ describe('filter operators in the query', () => {
     assert.deepEqual(parsed.problems, []);
   });
 
+  it('-path: and -tag: leave out; dates cannot be negated', () => {
+    const parsed = parseQuery('meeting notes -path:Archive/ -path:"Old stuff/" -tag:#draft tag:work -after:2026');
+    assert.equal(parsed.text, 'meeting notes');
+    assert.deepEqual(parsed.filters, { excludePaths: ['Archive/', 'Old stuff/'], excludeTags: ['draft'], tags: ['work'] });
+    assert.deepEqual(parsed.problems, ['-after: cannot be negated; use before: instead']);
+    assert.equal(parseQuery('well-known -tag').text, 'well-known -tag', 'a minus before a word is no operator');
+  });
+
   it('reads quoted values with spaces, and ./ or \\ in paths', () => {
     assert.deepEqual(parseQuery('path:"Daily notes/2026" standup').filters, { pathPrefix: 'Daily notes/2026' });
     assert.equal(parseQuery('path:"Daily notes/2026" standup').text, 'standup');
@@ -58,6 +66,7 @@ describe('filter operators in the query', () => {
     });
     assert.deepEqual(mergeFilters(undefined, {}), {});
     assert.deepEqual(mergeFilters({ pathPrefix: undefined, tags: [] }, {}), {});
+    assert.deepEqual(mergeFilters({ excludePaths: ['A/'], excludeTags: ['x'] }, { excludePaths: ['B/', 'A/'] }), { excludePaths: ['A/', 'B/'], excludeTags: ['x'] });
   });
 
   it('property: operators placed anywhere among plain words are found, and the words kept in order', () => {

@@ -123,6 +123,11 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
       assert.deepEqual((await vault.search({ query: 'install', filters: { tags: ['tools'] } })).results.map((r) => r.path), ['Qorvath setup.md']);
       assert.deepEqual((await vault.search({ query: 'install tag:music', filters: { tags: ['tools'] } })).results, []);
 
+      // Leaving out: a folder, a tag.
+      const withoutMusic = await vault.search({ query: 'water seat piano bread -path:topics/Music', k: 10 });
+      assert.ok(withoutMusic.results.length > 0 && withoutMusic.results.every((r) => r.path !== 'topics/Music.md'));
+      assert.ok(!(await vault.search({ query: 'install registry -tag:tools', k: 10 })).results.some((r) => r.path === 'Qorvath setup.md'));
+
       const future = await vault.search({ query: 'bread after:2999-01-01' });
       assert.deepEqual(future.results, []);
       const byDate = (await vault.search({ query: 'path:topics/ before:2999', k: 10 })).results;

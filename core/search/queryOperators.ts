@@ -1,6 +1,6 @@
 /**
  * Filters typed into the query itself, as Obsidian's search takes them: `path:Projects/`, `tag:#idea`,
- * `after:2026-01-01`, `before:2026-02`. One syntax for the app's search box, `cairn search` and questions.
+ * `after:2026-01-01`, `before:2026-02`, and `-path:Archive/`, `-tag:draft` to leave out. One syntax for the app's search box, `cairn search` and questions.
  */
 import type { SearchFilters } from './queryOrchestrator.js';
 
@@ -13,28 +13,32 @@ export interface ParsedQuery {
   problems: string[];
 }
 
-/** `key:value` or `key:"value with spaces"`, at the start of the query or after white space. */
-const OPERATOR = /(^|\s)(path|tag|after|before):(?:"([^"]*)"?|(\S*))/gi;
+/** `key:value`, `key:"value with spaces"` or `-key:value` (not), at the start of the query or after white space. */
+const OPERATOR = /(^|\s)(-?)(path|tag|after|before):(?:"([^"]*)"?|(\S*))/gi;
 
 export function parseQuery(query: string): ParsedQuery {
   const filters: SearchFilters = {};
   const problems: string[] = [];
-  const text = query.replace(OPERATOR, (_match, space: string, rawKey: string, quoted: string | undefined, bare: string | undefined) => {
+  const add = (key: 'tags' | 'excludeTags' | 'excludePaths', value: string) => (filters[key] = [...(filters[key] ?? []), value]);
+  const text = query.replace(OPERATOR, (_match, space: string, minus: string, rawKey: string, quoted: string | undefined, bare: string | undefined) => {
     const key = rawKey.toLowerCase();
+    const not = minus === '-';
     const value = (quoted ?? bare ?? '').trim();
     // A key still being typed ("tag:") filters nothing yet, and is no word to search for either.
     if (!value) return space;
     if (key === 'path') {
       const prefix = value.replace(/\\/g, '/').replace(/^\.?\//, '');
-      if (prefix.split('/').includes('..')) {
-        problems.push(`path:${value} must be a folder or note inside the vault`);
-        return space;
+      if (prefix.split('/').includes('..')) problems.push(`${minus}path:${value} must be a folder or note inside the vault`);
+      else if (not) add('excludePaths', prefix);
+      else {
+        if (filters.pathPrefix !== undefined && filters.pathPrefix !== prefix) problems.push(`only one path: per query; using path:${prefix}`);
+        filters.pathPrefix = prefix;
       }
-      if (filters.pathPrefix !== undefined && filters.pathPrefix !== prefix) problems.push(`only one path: per query; using path:${prefix}`);
-      filters.pathPrefix = prefix;
     } else if (key === 'tag') {
       const tag = value.replace(/^#/, '');
-      if (tag) filters.tags = [...(filters.tags ?? []), tag];
+      if (tag) add(not ? 'excludeTags' : 'tags', tag);
+    } else if (not) {
+      problems.push(`-${key}: cannot be negated; use ${key === 'after' ? 'before' : 'after'}: instead`);
     } else {
       const time = parseDay(value);
       if (time === undefined) problems.push(`${key}:${value} is not a date like 2026-11-25, 2026-11 or 2026`);
@@ -64,11 +68,14 @@ export function parseDay(value: string): number | undefined {
   return undefined;
 }
 
-/** Filters from beside the query, narrowed by those the query names (tags add up; operators win otherwise). */
+/** Filters from beside the query, narrowed by those the query names (lists add up; operators win otherwise). */
 export function mergeFilters(given: SearchFilters | undefined, typed: SearchFilters): SearchFilters {
-  const tags = [...(given?.tags ?? []), ...(typed.tags ?? [])];
-  const merged: SearchFilters = { ...given, ...typed, tags: [...new Set(tags)] };
-  if (!tags.length) delete merged.tags;
+  const merged: SearchFilters = { ...given, ...typed };
+  for (const key of ['tags', 'excludeTags', 'excludePaths'] as const) {
+    const values = [...new Set([...(given?.[key] ?? []), ...(typed[key] ?? [])])];
+    if (values.length) merged[key] = values;
+    else delete merged[key];
+  }
   for (const key of Object.keys(merged) as Array<keyof SearchFilters>) if (merged[key] === undefined) delete merged[key];
   return merged;
 }

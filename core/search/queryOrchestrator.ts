@@ -17,6 +17,10 @@ export interface SearchFilters {
   pathPrefix?: string;
   /** Notes or chunks carrying every one of these tags (case-insensitive; "a" also matches "a/b"). */
   tags?: string[];
+  /** Leaves out notes under these folders or path prefixes. */
+  excludePaths?: string[];
+  /** Leaves out notes or chunks carrying any of these tags. */
+  excludeTags?: string[];
   /** Modified at or after / before these times (ms since epoch). */
   modifiedAfter?: number;
   modifiedBefore?: number;
@@ -169,16 +173,21 @@ export class QueryOrchestrator {
 
   private acceptor(filters: SearchFilters): ((id: string) => boolean) | undefined {
     const { pathPrefix, modifiedAfter, modifiedBefore } = filters;
-    const tags = (filters.tags ?? []).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
-    if (!pathPrefix && !tags.length && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
+    const tagKeys = (list: string[] | undefined) => (list ?? []).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
+    const tags = tagKeys(filters.tags);
+    const excludeTags = tagKeys(filters.excludeTags);
+    const excludePaths = (filters.excludePaths ?? []).map((p) => p.replace(/^\.?\//, '')).filter(Boolean);
+    if (!pathPrefix && !tags.length && !excludeTags.length && !excludePaths.length && modifiedAfter === undefined && modifiedBefore === undefined) return undefined;
+    const tagged = (chunkTags: string[], tag: string) => chunkTags.some((t) => t.toLowerCase() === tag || t.toLowerCase().startsWith(`${tag}/`));
     return (id) => {
       const ref = this.state.store.chunk(id);
       if (!ref) return false;
       const { note, chunk } = ref;
       if (pathPrefix && !note.path.startsWith(pathPrefix.replace(/^\.?\//, ''))) return false;
+      if (excludePaths.some((prefix) => note.path.startsWith(prefix))) return false;
       if (modifiedAfter !== undefined && note.mtimeMs < modifiedAfter) return false;
       if (modifiedBefore !== undefined && note.mtimeMs > modifiedBefore) return false;
-      for (const tag of tags) if (!chunk.tags.some((t) => t.toLowerCase() === tag || t.toLowerCase().startsWith(`${tag}/`))) return false;
+      if (!tags.every((tag) => tagged(chunk.tags, tag)) || excludeTags.some((tag) => tagged(chunk.tags, tag))) return false;
       return true;
     };
   }

@@ -113,17 +113,22 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
     out.neighbours = request.neighbours;
   }
   if (request.filters !== undefined) {
-    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tags', 'modifiedAfter', 'modifiedBefore']);
+    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tags', 'excludePaths', 'excludeTags', 'modifiedAfter', 'modifiedBefore']);
     out.filters = {};
-    if (filters.pathPrefix !== undefined) {
-      const prefix = checkText(filters.pathPrefix, 'search: filters.pathPrefix', MAX_PATH);
-      if (prefix.split(/[\\/]/).includes('..') || path.isAbsolute(prefix)) throw new ApiArgumentError('search: filters.pathPrefix: must be a folder inside the vault');
-      out.filters.pathPrefix = prefix;
-    }
-    if (filters.tags !== undefined) {
-      if (!Array.isArray(filters.tags) || filters.tags.length > 20) throw new ApiArgumentError('search: filters.tags: expected a list of at most 20 tags');
-      out.filters.tags = filters.tags.map((tag, i) => checkText(tag, `search: filters.tags[${i}]`, 200));
-    }
+    const checkPrefix = (value: unknown, what: string) => {
+      const prefix = checkText(value, what, MAX_PATH);
+      if (prefix.split(/[\\/]/).includes('..') || path.isAbsolute(prefix)) throw new ApiArgumentError(`${what}: must be a folder inside the vault`);
+      return prefix;
+    };
+    const checkList = (value: unknown, what: string, check: (item: unknown, what: string) => string) => {
+      if (!Array.isArray(value) || value.length > 20) throw new ApiArgumentError(`${what}: expected a list of at most 20`);
+      return value.map((item, i) => check(item, `${what}[${i}]`));
+    };
+    const checkTag = (value: unknown, what: string) => checkText(value, what, 200);
+    if (filters.pathPrefix !== undefined) out.filters.pathPrefix = checkPrefix(filters.pathPrefix, 'search: filters.pathPrefix');
+    if (filters.tags !== undefined) out.filters.tags = checkList(filters.tags, 'search: filters.tags', checkTag);
+    if (filters.excludeTags !== undefined) out.filters.excludeTags = checkList(filters.excludeTags, 'search: filters.excludeTags', checkTag);
+    if (filters.excludePaths !== undefined) out.filters.excludePaths = checkList(filters.excludePaths, 'search: filters.excludePaths', checkPrefix);
     for (const key of ['modifiedAfter', 'modifiedBefore'] as const) {
       const time = filters[key];
       if (time === undefined) continue;
