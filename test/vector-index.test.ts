@@ -519,7 +519,7 @@ describe('save and load', () => {
 
   test('a faiss file damaged in a way that makes faiss abort (huge vector length) is never handed to faiss', async () => {
     const dir = freshDir();
-    const index = await built(FAISS_HNSW, corpus.slice(0, 300));
+    const index = await built(FAISS_HNSW, corpus.slice(0, 1200));
     await index.save(dir);
     const nativeFile = path.join(dir, 'vectors-1.faiss');
     const bytes = await fs.readFile(nativeFile);
@@ -532,7 +532,7 @@ describe('save and load', () => {
   test('a missing or damaged faiss file is rebuilt from the vectors file', async () => {
     for (const options of [FAISS_FLAT, FAISS_HNSW]) {
       const dir = freshDir();
-      const index = await built(options, corpus.slice(0, 500));
+      const index = await built(options, corpus.slice(0, 1200));
       await index.save(dir);
       const nativeFile = path.join(dir, 'vectors-1.faiss');
       const { size } = await fs.stat(nativeFile);

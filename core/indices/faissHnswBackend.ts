@@ -10,6 +10,8 @@ import { compareLabelHits, type AcceptId, type LabelHit, type NativeIndexWriter,
 export const FAISS_HNSW_FOURCC = HNSW_FOURCC;
 /** A new graph is built once this share of the store is missing from the graph or removed from it. */
 const REBUILD_AT_STALE_FRACTION = 0.2;
+/** Below this many vectors an exact scan takes well under a millisecond: searches build no graph (a save still does). */
+const MIN_GRAPH_VECTORS = 1000;
 /** Oversampling rounds (x4 each) before a filtered search falls back to an exact scan. */
 const OVERSAMPLE_ROUNDS = 3;
 
@@ -25,7 +27,8 @@ export interface LoadedGraph {
  * - Vectors added since the graph was built are "pending": every search scans them exactly and merges them in.
  * - Removed vectors are tombstones, skipped at search (faiss's removeIds aborts on HNSW).
  * - Once pending and tombstones pass 20% of the store, a new graph is built in the background.
- * - Until there is a first graph, searches are exact scans of the store.
+ * - Until there is a first graph, searches are exact scans of the store (so are all searches of fewer than
+ *   1,000 vectors: only a save builds a graph for them).
  * - When the graph cannot supply k acceptable hits (a rare filter, a large k), the search falls back to an exact
  *   scan rather than return fewer.
  * A save writes the graph as it is, with its label → row map when that is not the identity.
@@ -127,7 +130,7 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   private rebuildIfStale(): void {
-    if (this.build || this.buildError) return;
+    if (this.build || this.buildError || this.store.size < MIN_GRAPH_VECTORS) return;
     const stale = !this.graph || this.pending.size + this.tombstones > REBUILD_AT_STALE_FRACTION * Math.max(1, this.store.size);
     if (stale) this.startBuild();
   }

@@ -10,6 +10,12 @@ import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../proce
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
 import type { HnswBuildJob, HnswBuildReply } from './hnswGraphWorker.js';
 
+/** Builders still running when this process exits are stopped: their graphs are of no use to anyone. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const worker of running) worker.kill('SIGKILL');
+});
+
 export interface HnswBuild {
   /** A tuned HNSW graph over the rows. */
   readonly graph: Promise<FaissIndex>;
@@ -26,17 +32,18 @@ export function buildHnswGraph(faiss: FaissModule, rows: Float32Array, dims: num
   let held = false;
   const graph = (async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-hnsw-build-'));
-    const stop = () => worker?.kill('SIGKILL');
-    process.once('exit', stop);
     try {
       const job: HnswBuildJob = { rows, dims, file: path.join(dir, 'graph.faiss') };
       worker = forkWorkerProcess(import.meta.url, 'hnswGraphWorker');
+      running.add(worker);
       keepAlive(worker, held);
       await outcome(worker, job);
       return faiss.Index.read(job.file);
     } finally {
-      process.off('exit', stop);
-      if (worker) await stopWorker(worker);
+      if (worker) {
+        running.delete(worker);
+        await stopWorker(worker);
+      }
       await rm(dir, { recursive: true, force: true });
     }
   })();
