@@ -20,6 +20,7 @@ import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest,
 
 export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
 export type { ChunkSummary, SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
+export type { QueryOperator } from './search/queryOperators.js';
 
 export interface VaultStatus {
   vault: string;

@@ -144,12 +144,12 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.ok(box.y >= pane.y && box.y < pane.y + pane.height, 'the matched part is in view');
   });
 
-  test('filters typed into the search box narrow the results and are shown; filters alone list notes', async () => {
+  test('filters typed into the search box narrow the results and show as removable chips; filters alone list notes', async () => {
     await searchAndWait('chunk size path:Configuration/');
     const results = page.getByTestId('result-item');
     assert.ok((await results.count()) >= 1);
     for (const crumb of await results.locator('.breadcrumb').all()) assert.match((await crumb.getAttribute('title')) ?? '', /^Configuration\//);
-    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['in Configuration/']);
+    assert.deepEqual(await page.getByTestId('filter-chip').locator('.filter-label').allTextContents(), ['in Configuration/']);
     const marks = (await results.first().locator('mark').allTextContents()).map((m) => m.toLowerCase());
     assert.ok(!marks.includes('path') && !marks.includes('configuration'), `the operator is not highlighted: ${marks.join(', ')}`);
 
@@ -158,12 +158,17 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.deepEqual([...listed].sort(), ['Glossary', 'config.toml reference']);
     assert.match((await page.getByTestId('results-summary').textContent()) ?? '', /2 notes kept by the filters, newest first/);
     assert.equal(await page.getByTestId('result-item').filter({ hasText: 'Glossary' }).locator('.breadcrumb').textContent(), 'Glossary', 'cited by where the note opens');
-    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['#reference']);
+    assert.deepEqual(await page.getByTestId('filter-chip').locator('.filter-label').allTextContents(), ['#reference']);
     await screenshot(page, 'search-filters');
 
-    await searchAndWait('chunk size -path:Configuration/');
+    await searchAndWait('hybrid ranking -path:Configuration/ tag:search');
+    assert.deepEqual(await page.getByTestId('filter-chip').locator('.filter-label').allTextContents(), ['not in Configuration/', '#search']);
+    // × takes a filter out of the query, and the search runs again without it.
+    await page.getByRole('button', { name: 'Remove the filter #search' }).click();
+    assert.equal(await page.getByTestId('search-input').inputValue(), 'hybrid ranking -path:Configuration/');
+    await page.locator('[data-testid="results"][data-query="hybrid ranking -path:Configuration/"]:not(.stale)').waitFor();
     for (const crumb of await page.getByTestId('result-item').locator('.breadcrumb').all()) assert.doesNotMatch((await crumb.getAttribute('title')) ?? '', /^Configuration\//);
-    assert.deepEqual(await page.getByTestId('filter-chip').allTextContents(), ['not in Configuration/']);
+    assert.deepEqual(await page.getByTestId('filter-chip').locator('.filter-label').allTextContents(), ['not in Configuration/']);
 
     await searchAndWait('chunk size after:soon');
     assert.match((await page.getByTestId('query-problem').textContent()) ?? '', /after:soon is not a date/);

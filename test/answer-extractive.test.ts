@@ -185,7 +185,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     // A vault whose search finds nothing (an empty vault): a double saves opening a second embedding model.
     const nothing: AnswerVault = {
       config: vault.config,
-      search: async (request) => ({ query: request.query, text: request.query, filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 }),
+      search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 }),
       sectionChunks: () => undefined,
       embed: (texts) => vault.embed(texts),
     };

@@ -28,7 +28,7 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
@@ -231,7 +231,7 @@ describe('main-process IPC dispatcher', () => {
   test('forwards valid calls and returns their results', async () => {
     const api = new RecordingApi();
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
-    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
+    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
     assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
     assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink', 'ask']);

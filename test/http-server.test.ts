@@ -29,7 +29,7 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, mode: request.mode ?? 'hybrid', results: [], expansions: [], tookMs: 1 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], tookMs: 1 };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
@@ -174,7 +174,7 @@ describe('browser-mode HTTP server', () => {
   test('api calls round-trip their arguments and results', async () => {
     const reply = await call(server, 'search', [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }]);
     assert.equal(reply.status, 200);
-    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, mode: 'keyword', results: [], expansions: [], tookMs: 1 } });
+    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, operators: [], mode: 'keyword', results: [], expansions: [], tookMs: 1 } });
     assert.deepEqual(api.calls.at(-1), { method: 'search', args: [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }] });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Known', 'Folder/A.md'])).body), { result: 'Known.md' });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Other', 'Folder/A.md'])).body), { result: null });

@@ -13,6 +13,18 @@ describe('filter operators in the query', () => {
     assert.deepEqual(parsed.problems, []);
   });
 
+  it('lists the operators used, exactly as typed and in words, so each can be taken out of the query again', () => {
+    const query = 'standup path:"Daily notes/" -tag:#draft AFTER:2026-11 -path:Archive/ after:soon';
+    const { operators } = parseQuery(query);
+    assert.deepEqual(operators, [
+      { text: 'path:"Daily notes/"', label: 'in Daily notes/' },
+      { text: '-tag:#draft', label: 'not #draft' },
+      { text: 'AFTER:2026-11', label: 'modified on or after 2026-11' },
+      { text: '-path:Archive/', label: 'not in Archive/' },
+    ]);
+    for (const { text } of operators) assert.ok(query.includes(text), text);
+  });
+
   it('-path: and -tag: leave out; dates cannot be negated', () => {
     const parsed = parseQuery('meeting notes -path:Archive/ -path:"Old stuff/" -tag:#draft tag:work -after:2026');
     assert.equal(parsed.text, 'meeting notes');
@@ -37,7 +49,7 @@ describe('filter operators in the query', () => {
   });
 
   it('a key still being typed filters nothing; a bad value is reported and not applied', () => {
-    assert.deepEqual(parseQuery('budget tag:'), { text: 'budget', filters: {}, problems: [] });
+    assert.deepEqual(parseQuery('budget tag:'), { text: 'budget', filters: {}, operators: [], problems: [] });
     const bad = parseQuery('after:yesterday before:2026-02-30 path:../secrets budget');
     assert.equal(bad.text, 'budget');
     assert.deepEqual(bad.filters, {});

@@ -4,11 +4,21 @@
  */
 import type { SearchFilters } from './queryOrchestrator.js';
 
+/** A filter operator as typed, with what it does in words (the app shows it as a removable chip). */
+export interface QueryOperator {
+  /** Exactly as in the query, e.g. `path:"Daily notes/"`. */
+  text: string;
+  /** e.g. "in Daily notes/", "not #draft", "modified on or after 2026-11-01". */
+  label: string;
+}
+
 export interface ParsedQuery {
   /** The query's words, operators removed: what is searched for. */
   text: string;
   /** The filters the operators name (not yet merged with any given beside the query). */
   filters: SearchFilters;
+  /** The operators that were used, in the order typed. */
+  operators: QueryOperator[];
   /** Operators that could not be used, each saying why; the search runs without them. */
   problems: string[];
 }
@@ -19,34 +29,45 @@ const OPERATOR = /(^|\s)(-?)(path|tag|after|before):(?:"([^"]*)"?|(\S*))/gi;
 export function parseQuery(query: string): ParsedQuery {
   const filters: SearchFilters = {};
   const problems: string[] = [];
+  const operators: QueryOperator[] = [];
   const add = (key: 'tags' | 'excludeTags' | 'excludePaths', value: string) => (filters[key] = [...(filters[key] ?? []), value]);
-  const text = query.replace(OPERATOR, (_match, space: string, minus: string, rawKey: string, quoted: string | undefined, bare: string | undefined) => {
+  const text = query.replace(OPERATOR, (match: string, space: string, minus: string, rawKey: string, quoted: string | undefined, bare: string | undefined) => {
     const key = rawKey.toLowerCase();
     const not = minus === '-';
     const value = (quoted ?? bare ?? '').trim();
+    const used = (label: string) => operators.push({ text: match.slice(space.length), label });
     // A key still being typed ("tag:") filters nothing yet, and is no word to search for either.
     if (!value) return space;
     if (key === 'path') {
       const prefix = value.replace(/\\/g, '/').replace(/^\.?\//, '');
       if (prefix.split('/').includes('..')) problems.push(`${minus}path:${value} must be a folder or note inside the vault`);
-      else if (not) add('excludePaths', prefix);
-      else {
+      else if (not) {
+        add('excludePaths', prefix);
+        used(`not in ${prefix}`);
+      } else {
         if (filters.pathPrefix !== undefined && filters.pathPrefix !== prefix) problems.push(`only one path: per query; using path:${prefix}`);
         filters.pathPrefix = prefix;
+        used(`in ${prefix}`);
       }
     } else if (key === 'tag') {
       const tag = value.replace(/^#/, '');
-      if (tag) add(not ? 'excludeTags' : 'tags', tag);
+      if (tag) {
+        add(not ? 'excludeTags' : 'tags', tag);
+        used(`${not ? 'not ' : ''}#${tag}`);
+      }
     } else if (not) {
       problems.push(`-${key}: cannot be negated; use ${key === 'after' ? 'before' : 'after'}: instead`);
     } else {
       const time = parseDay(value);
       if (time === undefined) problems.push(`${key}:${value} is not a date like 2026-11-25, 2026-11 or 2026`);
-      else filters[key === 'after' ? 'modifiedAfter' : 'modifiedBefore'] = time;
+      else {
+        filters[key === 'after' ? 'modifiedAfter' : 'modifiedBefore'] = time;
+        used(`modified ${key === 'after' ? 'on or after' : 'before'} ${value}`);
+      }
     }
     return space;
   });
-  return { text: text.replace(/\s+/g, ' ').trim(), filters, problems };
+  return { text: text.replace(/\s+/g, ' ').trim(), filters, operators, problems };
 }
 
 /**

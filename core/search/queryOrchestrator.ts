@@ -7,7 +7,7 @@ import type { ChunkRef } from '../indexing/noteStore.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
 import type { QueryExpander } from './queryExpander.js';
-import { hasFilters, mergeFilters, parseQuery } from './queryOperators.js';
+import { hasFilters, mergeFilters, parseQuery, type QueryOperator } from './queryOperators.js';
 import { questionTerms } from './termOverlap.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
@@ -64,6 +64,8 @@ export interface SearchResponse {
   text: string;
   /** The filters applied: those given with the request and those the query names. */
   filters: SearchFilters;
+  /** The filter operators of the query that were used, as typed and in words. */
+  operators: QueryOperator[];
   /** Operators of the query that could not be used, each saying why. */
   problems?: string[];
   mode: SearchMode;
@@ -99,7 +101,7 @@ export class QueryOrchestrator {
     const k = request.k ?? config.k;
     const parsed = parseQuery(request.query);
     const filters = mergeFilters(request.filters, parsed.filters);
-    const about = { query: request.query.trim(), text: parsed.text, filters, ...(parsed.problems.length ? { problems: parsed.problems } : {}) };
+    const about = { query: request.query.trim(), text: parsed.text, filters, operators: parsed.operators, ...(parsed.problems.length ? { problems: parsed.problems } : {}) };
     const query = parsed.text;
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.

@@ -216,7 +216,16 @@ export function App() {
                         {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
                       </p>
                     )}
-                    {search.response && <QueryFilters filters={search.response.filters} problems={search.response.problems ?? []} />}
+                    {search.response && (
+                      <QueryFilters
+                        operators={search.response.operators}
+                        problems={search.response.problems ?? []}
+                        onRemove={(operator) => {
+                          setQuery((q) => withoutOperator(q, operator.text));
+                          focusSearch();
+                        }}
+                      />
+                    )}
                     {resultList}
                   </>
                 )
@@ -253,4 +262,11 @@ export function App() {
       <Toasts />
     </div>
   );
+}
+
+/** The query without one operator as typed (its first occurrence), the spaces around it closed up. */
+function withoutOperator(query: string, operator: string): string {
+  const at = query.indexOf(operator);
+  if (at < 0) return query;
+  return `${query.slice(0, at).trimEnd()} ${query.slice(at + operator.length).trimStart()}`.trim();
 }

@@ -1,28 +1,24 @@
-// The filters a search ran with (typed as path:, tag:, after:, before:, -path:, -tag: or given beside the query), and the
-// operators it could not use with the reason, so a filter that silently matched nothing is never a mystery.
-import type { SearchFilters } from '../../../core/appApi.ts';
+// The filters typed into the search box (path:, tag:, after:, before:, -path:, -tag:) as chips, each removable
+// from the query with its ×, and the operators Cairn could not use with the reason, so a filter that silently
+// matched nothing is never a mystery.
+import type { QueryOperator } from '../../../core/appApi.ts';
 
 interface QueryFiltersProps {
-  filters: SearchFilters;
+  operators: QueryOperator[];
   problems: string[];
+  onRemove(operator: QueryOperator): void;
 }
 
-const day = (time: number) => new Date(time).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-
-export function QueryFilters({ filters, problems }: QueryFiltersProps) {
-  const chips: string[] = [];
-  if (filters.pathPrefix) chips.push(`in ${filters.pathPrefix}`);
-  for (const prefix of filters.excludePaths ?? []) chips.push(`not in ${prefix}`);
-  for (const tag of filters.tags ?? []) chips.push(`#${tag}`);
-  for (const tag of filters.excludeTags ?? []) chips.push(`not #${tag}`);
-  if (filters.modifiedAfter !== undefined) chips.push(`modified on or after ${day(filters.modifiedAfter)}`);
-  if (filters.modifiedBefore !== undefined) chips.push(`modified before ${day(filters.modifiedBefore)}`);
-  if (chips.length === 0 && problems.length === 0) return null;
+export function QueryFilters({ operators, problems, onRemove }: QueryFiltersProps) {
+  if (operators.length === 0 && problems.length === 0) return null;
   return (
     <div className="query-filters" data-testid="query-filters">
-      {chips.map((chip) => (
-        <span key={chip} className="filter-chip" data-testid="filter-chip">
-          {chip}
+      {operators.map((operator) => (
+        <span key={operator.text} className="filter-chip" data-testid="filter-chip" title={operator.text}>
+          <span className="filter-label">{operator.label}</span>
+          <button type="button" className="filter-remove" aria-label={`Remove the filter ${operator.label}`} onClick={() => onRemove(operator)}>
+            ×
+          </button>
         </span>
       ))}
       {problems.map((problem) => (
