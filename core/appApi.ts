@@ -3,7 +3,7 @@
 import type { Answer } from './answer/types.js';
 import type { IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
 
-export type { ChunkSummary, IndexEvent, QueryOperator, SearchFilters, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
+export type { ChunkSummary, IndexEvent, QueryOperator, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
 export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from './answer/types.js';
 
 /** A question for ask(): answered from the notes, extractively or by the configured language model. */

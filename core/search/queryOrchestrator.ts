@@ -174,7 +174,8 @@ export class QueryOrchestrator {
   }
 
   private acceptor(filters: SearchFilters): ((id: string) => boolean) | undefined {
-    const { pathPrefix, modifiedAfter, modifiedBefore } = filters;
+    const { modifiedAfter, modifiedBefore } = filters;
+    const pathPrefix = filters.pathPrefix?.replace(/^\.?\//, '');
     const tagKeys = (list: string[] | undefined) => (list ?? []).map((t) => t.replace(/^#/, '').toLowerCase()).filter(Boolean);
     const tags = tagKeys(filters.tags);
     const excludeTags = tagKeys(filters.excludeTags);
@@ -185,7 +186,7 @@ export class QueryOrchestrator {
       const ref = this.state.store.chunk(id);
       if (!ref) return false;
       const { note, chunk } = ref;
-      if (pathPrefix && !note.path.startsWith(pathPrefix.replace(/^\.?\//, ''))) return false;
+      if (pathPrefix && !note.path.startsWith(pathPrefix)) return false;
       if (excludePaths.some((prefix) => note.path.startsWith(prefix))) return false;
       if (modifiedAfter !== undefined && note.mtimeMs < modifiedAfter) return false;
       if (modifiedBefore !== undefined && note.mtimeMs > modifiedBefore) return false;
