@@ -18,6 +18,7 @@ const ENTRIES = {
   coreHost: 'electron/coreHost.ts',
   embeddingWorker: 'core/embedding/embeddingWorker.ts',
   hnswGraphWorker: 'core/indices/hnswGraphWorker.ts',
+  chunkWorker: 'core/chunking/chunkWorker.ts',
 };
 
 /** Bare package names and node: builtins stay imports; our own files (relative or absolute paths) are bundled. */

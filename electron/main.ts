@@ -3,13 +3,13 @@
 // Security per Electron's checklist: context isolation, sandbox, no Node in the page, a strict CSP on a private
 // scheme, no navigation, no new windows, no permissions, external links only to the OS browser.
 import { existsSync } from 'node:fs';
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { app, BrowserWindow, dialog, ipcMain, Menu, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import type { CairnApi } from '../core/appApi.js';
-import { isInside } from '../core/indexing/dataPaths.js';
+import { resolveInVault } from '../core/vault/vaultPaths.js';
 import { buildAppMenu } from './appMenu.js';
 import { APP_ORIGIN, APP_URL, registerAppScheme, serveAppScheme } from './appProtocol.js';
 import { CoreProcess } from './coreProcess.js';
@@ -152,13 +152,14 @@ async function chooseFolder(window: BrowserWindow | null): Promise<string | null
   return result.canceled ? null : (result.filePaths[0] ?? null);
 }
 
-/** Opens a note of the open vault in the OS default app: it must be a note the index knows, and stay inside the vault. */
+/** Opens a note of the open vault in the OS default app: it must be a note the index knows, within the vault's boundary. */
 async function openNoteInEditor(api: CairnApi, notePath: string): Promise<void> {
   const { vault } = await api.getState();
   if (!vault) throw new Error('no vault is open');
   await api.getNote(notePath); // throws unless the index knows the note
-  const [file, root] = await Promise.all([realpath(path.join(vault, notePath)), realpath(vault)]);
-  if (!isInside(file, root)) throw new Error(`${notePath} is outside the vault`);
+  // The core's own rule, so what the app shows and what it opens never differ.
+  const followOutside = (await api.getConfig()).options.some((o) => o.section === 'vault' && o.key === 'follow_outside_links' && o.value === true);
+  const file = await resolveInVault(vault, notePath, { followOutside });
   const failure = await shell.openPath(file);
   if (failure) throw new Error(`could not open ${notePath}: ${failure}`);
 }

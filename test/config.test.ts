@@ -5,16 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseConfig } from '../core/config/loadConfig.js';
 import { CONFIG_SCHEMA, defaultConfig } from '../core/config/schema.js';
-
-function errorOf(text: string): ConfigError {
-  try {
-    parseConfig(text, 'config.toml');
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${error}`);
-    return error;
-  }
-  assert.fail('expected the config to be rejected');
-}
+import { configErrorOf as errorOf } from './support/configError.js';
 
 describe('config.toml', () => {
   it('the shipped config.toml is valid and states every default', async () => {

@@ -142,13 +142,13 @@ describe('preload surface', () => {
 
 describe('api argument validation (shared by HTTP and IPC)', () => {
   test('vault-relative note paths pass', () => {
-    for (const ok of ['Note.md', 'Folder/Note.md', 'Daily/2026-11-20.md', 'Ünïcode/日本語.md', 'a..b.md', '.hidden/Note.md', 'Folder name/With spaces.md']) {
+    for (const ok of ['Note.md', 'Folder/Note.md', 'Daily/2026-11-20.md', 'Ünïcode/日本語.md', 'a..b.md', '.hidden/Note.md', 'Folder name/With spaces.md', 'Tab\tname.md', 'New\nline.md']) {
       assert.equal(checkNotePath(ok), ok);
     }
   });
 
   test('paths that could leave the vault are refused', () => {
-    const bad = ['../secret.md', 'a/../../b.md', '..', 'a/..', '/etc/passwd', 'C:\\Windows\\win.ini', 'C:/Windows/win.ini', 'c:x.md', '\\\\server\\share\\x.md', 'a\\..\\b.md', './a.md', 'a//b.md', 'a/', '', 'a\u0000b.md', 'a\nb.md'];
+    const bad = ['../secret.md', 'a/../../b.md', '..', 'a/..', '/etc/passwd', 'C:\\Windows\\win.ini', 'C:/Windows/win.ini', 'c:x.md', '\\\\server\\share\\x.md', 'a\\..\\b.md', './a.md', 'a//b.md', 'a/', '', 'a\u0000b.md'];
     for (const path of bad) assert.throws(() => checkNotePath(path), ApiArgumentError, JSON.stringify(path));
     for (const method of ['getNote', 'openInEditor']) {
       assert.throws(() => validateApiCall(method, ['../../etc/passwd']), ApiArgumentError);

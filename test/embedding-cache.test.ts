@@ -89,14 +89,12 @@ describe('EmbeddingCache', () => {
     assert.match(wider.recovered!, /written for 4-d vectors, the model has 5/);
   });
 
-  it('starts empty, saying why, when the file is truncated, padded, empty or not a cache', async () => {
+  it('starts empty, saying why, when the header is unusable: empty, not a cache, truncated, a newer version', async () => {
     const cases: Array<[string, (file: string) => Promise<void>, RegExp]> = [
-      ['truncated record', async (f) => truncate(f, (await readFile(f)).length - 3), /truncated/],
       ['truncated header', async (f) => truncate(f, 12), /not an embedding cache file|truncated/],
-      ['trailing bytes', async (f) => writeFile(f, Buffer.concat([await readFile(f), Buffer.from([1, 2, 3, 4])])), /trailing bytes/],
       ['empty file', async (f) => writeFile(f, ''), /not an embedding cache file/],
       ['other file', async (f) => writeFile(f, '{"json": true}\n'.repeat(20)), /not an embedding cache file/],
-      ['newer version', async (f) => { const b = await readFile(f); b.writeUInt32LE(2, 8); await writeFile(f, b); }, /unsupported cache version 2/],
+      ['newer version', async (f) => { const b = await readFile(f); b.writeUInt32LE(3, 8); await writeFile(f, b); }, /unsupported cache version 3/],
     ];
     for (const [name, damage, reason] of cases) {
       const file = await savedCache(5);
@@ -113,25 +111,103 @@ describe('EmbeddingCache', () => {
     }
   });
 
-  it('never throws on damaged content: any truncation or byte change opens (empty with a reason, or intact)', async () => {
+  it('keeps the good entries of a truncated, padded or damaged file and drops the damaged ones, saying so', async () => {
+    const header = (56 + KEY.length + 3) & ~3; // fixed header, key, padding to 4
+    const record = 8 + 4 * DIMS + 8;
+    const flip = (at: (f: Buffer) => number) => async (f: string) => {
+      const b = await readFile(f);
+      b[at(b)] ^= 0x10;
+      await writeFile(f, b);
+    };
+    const cases: Array<[string, (file: string) => Promise<void>, number[], RegExp]> = [
+      ['truncated record', async (f) => truncate(f, (await readFile(f)).length - 3), [0, 1, 2, 3], /4 complete entries of the 5 listed/],
+      ['trailing bytes', async (f) => writeFile(f, Buffer.concat([await readFile(f), Buffer.from([1, 2, 3, 4])])), [0, 1, 2, 3, 4], /5 complete entries of the 5 listed/],
+      ['a float changed', flip(() => header + 2 * record + 8 + 5), [0, 1, 3, 4], /1 damaged entries dropped/],
+      ['a hash changed', flip(() => header + 3 * record + 2), [0, 1, 2, 4], /1 damaged entries dropped/],
+      ['a record check changed', flip(() => header + 1 * record + record - 1), [0, 2, 3, 4], /1 damaged entries dropped/],
+      ['the file digest changed', flip(() => 30), [0, 1, 2, 3, 4], /file checksum mismatch, every entry checked and kept/],
+      ['the count changed', flip(() => 16), [0, 1, 2, 3, 4], /complete entries of the/],
+    ];
+    for (const [name, damage, kept, reason] of cases) {
+      const file = await savedCache(5);
+      await damage(file);
+      const cache = await EmbeddingCache.open(file, KEY, DIMS);
+      assert.match(cache.recovered ?? '(nothing reported)', reason, name);
+      assert.equal(cache.size, kept.length, name);
+      for (let i = 0; i < 5; i++) assert.deepEqual(cache.get(hash(i)), kept.includes(i) ? vector(i) : undefined, `${name}: entry ${i}`);
+      await cache.save();
+      const repaired = await EmbeddingCache.open(file, KEY, DIMS);
+      assert.equal(repaired.recovered, undefined, name);
+      assert.equal(repaired.size, kept.length, name);
+    }
+  });
+
+  it('never throws on damaged content and never returns a wrong vector: any truncation or byte change', async () => {
     const file = await savedCache(6);
     const good = await readFile(file);
+    const onlyRightVectors = (cache: EmbeddingCache) => {
+      let found = 0;
+      for (let i = 0; i < 6; i++) {
+        const v = cache.get(hash(i));
+        if (v) assert.deepEqual(v, vector(i), `entry ${i}`);
+        if (v) found++;
+      }
+      assert.equal(cache.size, found, 'no entry under another key');
+    };
     await fc.assert(
       fc.asyncProperty(fc.nat(good.length - 1), fc.nat(good.length - 1), fc.integer({ min: 1, max: 255 }), async (cut, at, xor) => {
         const damaged = path.join(dir, 'damaged.bin');
         await writeFile(damaged, good.subarray(0, cut));
         const truncated = await EmbeddingCache.open(damaged, KEY, DIMS);
-        assert.equal(truncated.size, 0);
         assert.ok(truncated.recovered);
+        onlyRightVectors(truncated);
         const flipped = Buffer.from(good);
         flipped[at] ^= xor;
         await writeFile(damaged, flipped);
         const changed = await EmbeddingCache.open(damaged, KEY, DIMS);
-        assert.ok(changed.recovered !== undefined || changed.size <= 6);
+        onlyRightVectors(changed);
+        // Only the key's zero padding may change unnoticed (it carries nothing).
+        if (changed.recovered === undefined) assert.equal(changed.size, 6, `byte ${at}`);
         return true;
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
+  });
+
+  it('reads a version 1 file (no checks) as written by earlier versions, and saves version 2', async () => {
+    const file = freshFile();
+    const key = Buffer.from(KEY);
+    const head = Buffer.alloc((24 + key.length + 3) & ~3);
+    head.write('CAIRNEMB', 0, 'latin1');
+    [1, DIMS, 3, key.length].forEach((n, i) => head.writeUInt32LE(n, 8 + 4 * i));
+    key.copy(head, 24);
+    const records = [0, 1, 2].map((i) => Buffer.concat([Buffer.from(hash(i), 'hex'), Buffer.from(vector(i).buffer)]));
+    await writeFile(file, Buffer.concat([head, ...records]));
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(cache.recovered, undefined);
+    assert.equal(cache.size, 3);
+    for (let i = 0; i < 3; i++) assert.deepEqual(cache.get(hash(i)), vector(i));
+    await cache.save();
+    const saved = await readFile(file);
+    assert.equal(saved.readUInt32LE(8), 2);
+    assert.equal((await EmbeddingCache.open(file, KEY, DIMS)).size, 3);
+  });
+
+  it('keeps vectors set while a save is running', async () => {
+    const file = await savedCache(3);
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    cache.set(hash(4), vector(4));
+    const saving = cache.save();
+    cache.set(hash(5), vector(5));
+    cache.set(hash(4), vector(44));
+    await saving;
+    assert.equal(cache.size, 5);
+    assert.deepEqual(cache.get(hash(4)), vector(44));
+    assert.deepEqual(cache.get(hash(5)), vector(5));
+    await cache.save();
+    const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.deepEqual(reopened.get(hash(4)), vector(44));
+    assert.deepEqual(reopened.get(hash(5)), vector(5));
   });
 
   it('saves atomically: no temporary files left, parent folders created', async () => {
@@ -143,17 +219,28 @@ describe('EmbeddingCache', () => {
     assert.equal((await EmbeddingCache.open(file, KEY, DIMS)).size, 12);
   });
 
-  it('throws I/O errors other than a missing file, and leaves no temporary file when saving fails', async () => {
+  it('a folder in place of the file: opens empty, saying so, and the next save replaces it', async () => {
     const folder = path.join(dir, 'blocked');
     const file = path.join(folder, 'embeddings.bin');
+    await mkdir(path.join(file, 'inside'), { recursive: true });
     const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(cache.size, 0);
+    assert.match(cache.recovered ?? '', /embeddings\.bin is a folder/);
     cache.set(hash(1), vector(1));
-    // A folder where the file should go: reading fails with EISDIR, the final rename fails too.
-    await mkdir(file, { recursive: true });
-    await writeFile(path.join(file, 'keep'), 'x');
-    await assert.rejects(EmbeddingCache.open(file, KEY, DIMS), { code: 'EISDIR' });
-    await assert.rejects(cache.save());
+    await cache.save();
     assert.deepEqual(await readdir(folder), ['embeddings.bin']);
+    assert.deepEqual((await EmbeddingCache.open(file, KEY, DIMS)).get(hash(1)), vector(1));
+  });
+
+  it('throws other I/O errors, and keeps its entries when a save fails', async () => {
+    const notAFolder = path.join(dir, 'plain-file');
+    await writeFile(notAFolder, 'x');
+    const file = path.join(notAFolder, 'embeddings.bin');
+    await assert.rejects(EmbeddingCache.open(file, KEY, DIMS), { code: 'ENOTDIR' });
+    const cache = await EmbeddingCache.open(freshFile(), KEY, DIMS);
+    cache.set(hash(1), vector(1));
+    Object.defineProperty(cache, 'file', { value: file });
+    await assert.rejects(cache.save());
     assert.equal(cache.size, 1, 'the entries survive a failed save');
   });
 

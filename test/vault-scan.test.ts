@@ -76,7 +76,8 @@ describe('scanVault', () => {
   });
 
   test('default excludes, extensions, symlinked files and folders', async () => {
-    const scan = await scanVault(root, DEFAULTS);
+    // Following links out of the vault (outside/) is opt-in; test/vault-boundary.test.ts covers the default.
+    const scan = await scanVault(root, { ...DEFAULTS, follow_outside_links: true });
     assert.deepEqual(paths(scan.files), [
       '.hidden/h.md',
       'Upper.MARKDOWN',
@@ -97,7 +98,7 @@ describe('scanVault', () => {
   });
 
   test('symlink loops are reported once each and never followed', async () => {
-    const scan = await scanVault(root, DEFAULTS);
+    const scan = await scanVault(root, { ...DEFAULTS, follow_outside_links: true });
     const byPath = new Map(scan.warnings.map((warning) => [warning.path, warning.reason]));
     assert.match(byPath.get('loop') ?? '', /symlink loop/);
     assert.match(byPath.get('notes/deep/up') ?? '', /symlink loop/);
@@ -117,6 +118,7 @@ describe('scanVault', () => {
     const scan = await scanVault(root, {
       ...DEFAULTS,
       exclude: [...DEFAULTS.exclude, 'drafts', '**/*.tmp.md', 'sub/**', '.hidden/**', 'external-dir', 'loop', 'notes/deep/up', 'a-notes-link', 'broken.md'],
+      follow_outside_links: true,
     });
     assert.deepEqual(paths(scan.files), ['Upper.MARKDOWN', 'a.md', 'linked.md', 'notes/c.md', 'notes/deep/e.markdown']);
     assert.deepEqual(scan.warnings, []);

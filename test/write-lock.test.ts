@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -58,6 +58,50 @@ describe('index write lock', () => {
       assert.equal(await readFile(path.join(dir, 'write.lock'), 'utf8'), String(live.pid));
     } finally {
       live.kill();
+    }
+  });
+
+  it('a lock whose pid now belongs to another process is stale and taken over at once', { skip: process.platform !== 'linux' && 'process start times are read from /proc' }, async () => {
+    const lock = path.join(dir, 'write.lock');
+    const promptly = async (what: string) => {
+      const started = Date.now();
+      assert.equal(await withWriteLock(dir, async () => 'saved', 10_000), 'saved', what);
+      assert.ok(Date.now() - started < 2000, `${what}: took ${Date.now() - started} ms`);
+    };
+    // A previous version wrote bare pids; pid 1 is alive (init) but is not a Cairn process.
+    await writeFile(lock, '1');
+    await promptly('a bare pid 1');
+    // Our own pid, written by an earlier process that had it (a container restarted): the lock predates us.
+    await writeFile(lock, String(process.pid));
+    const beforeWeStarted = new Date(Date.now() - process.uptime() * 1000 - 60_000);
+    await utimes(lock, beforeWeStarted, beforeWeStarted);
+    await promptly('a bare pid of ours, older than this process');
+    // The current format, with our pid but another process start time (the pid was reused).
+    const ours = JSON.parse(await withWriteLock(dir, () => readFile(lock, 'utf8'))) as Record<string, unknown>;
+    assert.equal(ours.pid, process.pid);
+    await writeFile(lock, JSON.stringify({ ...ours, start: String(Number(ours.start) + 12345) }));
+    await promptly('our pid with another start time');
+    // The same from a previous boot.
+    await writeFile(lock, JSON.stringify({ ...ours, boot: '00000000-0000-0000-0000-000000000000' }));
+    await promptly('our pid from another boot');
+    // Garbage (a damaged lock) or a folder in its place never blocks or spins.
+    await writeFile(lock, 'not a lock');
+    await promptly('an unreadable lock');
+    await mkdir(path.join(lock, 'inside'), { recursive: true });
+    await promptly('a folder in place of the lock');
+  });
+
+  it('a live holder in the current format makes others wait', async () => {
+    const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      import { withWriteLock } from ${JSON.stringify(LOCK_MODULE)};
+      await withWriteLock(${JSON.stringify(dir)}, async () => { console.log('in'); await new Promise((r) => setTimeout(r, 4000)); });`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      await assert.rejects(withWriteLock(dir, async () => 'never', 500), IndexLockedError);
+    } finally {
+      holder.kill();
+      await new Promise((resolve) => holder.on('exit', resolve));
+      await rm(path.join(dir, 'write.lock'), { force: true });
     }
   });
 

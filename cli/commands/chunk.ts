@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { createChunker } from '../../core/chunking/createChunker.js';
+import { createNoteChunker } from '../../core/chunking/chunkerPool.js';
 import { createEmbedder } from '../../core/embedding/embedder.js';
 import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
 import type { Chunk } from '../../core/chunking/types.js';
@@ -34,23 +34,35 @@ export function registerChunkCommand(program: Command): void {
     });
     const tokens = embedder.tokens;
     await embedder.close();
-    const chunker = await createChunker(config.chunking, tokens);
-    const targets = await collectTargets(paths, config.vault);
-    const results: Array<Chunk & { path: string }> = [];
-    for (const target of targets) {
-      let note;
-      try {
-        note = await readNoteFile(target.entry);
-      } catch (error) {
-        warn(`skipped ${target.display}: ${(error as Error).message}`);
-        continue;
+    // The indexer's own chunker (a worker thread): a note that breaks the parser is named, and the others go on.
+    const chunker = await createNoteChunker(config.chunking, tokens);
+    try {
+      const targets = await collectTargets(paths, config.vault);
+      const results: Array<Chunk & { path: string }> = [];
+      for (const target of targets) {
+        let note;
+        try {
+          note = await readNoteFile(target.entry);
+        } catch (error) {
+          warn(`skipped ${target.display}: ${(error as Error).message}`);
+          continue;
+        }
+        let chunked;
+        try {
+          chunked = await chunker.chunk({ path: target.entry.path, text: note.text, mtimeMs: note.mtimeMs });
+        } catch (error) {
+          warn(`skipped ${target.display}: ${(error as Error).message}`);
+          continue;
+        }
+        if (chunked.frontmatterError) warn(`${target.display}:${chunked.frontmatterError.line}: front matter not parsed (${chunked.frontmatterError.message}); indexed as text`);
+        if (chunked.warning) warn(`${target.display}: ${chunked.warning}`);
+        if (options.json) results.push(...chunked.chunks.map((chunk) => ({ path: target.display, ...chunk })));
+        else printOutline(target.display, chunked.chunks);
       }
-      const chunked = chunker.chunk({ path: target.entry.path, text: note.text, mtimeMs: note.mtimeMs });
-      if (chunked.frontmatterError) warn(`${target.display}:${chunked.frontmatterError.line}: front matter not parsed (${chunked.frontmatterError.message}); indexed as text`);
-      if (options.json) results.push(...chunked.chunks.map((chunk) => ({ path: target.display, ...chunk })));
-      else printOutline(target.display, chunked.chunks);
+      if (options.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    } finally {
+      await chunker.close();
     }
-    if (options.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   });
 }
 

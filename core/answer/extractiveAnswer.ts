@@ -7,7 +7,7 @@
 import { headerPathAt } from '../search/citedPart.js';
 import { plainText } from './answerUnits.js';
 import { sourceLabel } from './retrieveSources.js';
-import { pickUnits, type ScoredUnit } from './sentenceRanker.js';
+import { compareUnits, pickUnits, type ScoredUnit } from './sentenceRanker.js';
 import type { Answer, AnswerSource, Citation } from './types.js';
 
 export const NOT_ANSWERED = "Your notes don't seem to answer this directly.";
@@ -87,7 +87,7 @@ function citationOf(units: readonly ScoredUnit[], n: number): Citation {
 /** The plain "not answered" reply: the closest passages, each by its best sentence (or its opening when none). */
 function notAnswered(sources: AnswerSource[], scored: readonly ScoredUnit[]): Answer {
   const bestBySource = new Map<AnswerSource, ScoredUnit>();
-  for (const unit of [...scored].sort((a, b) => b.score - a.score)) if (!bestBySource.has(unit.source)) bestBySource.set(unit.source, unit);
+  for (const unit of [...scored].sort(compareUnits)) if (!bestBySource.has(unit.source)) bestBySource.set(unit.source, unit);
   const closest: Array<{ citation: Citation; snippet: string }> = [...bestBySource.values()].slice(0, CLOSEST_PASSAGES).map((unit, i) => ({
     citation: citationOf([unit], i + 1),
     snippet: unit.unit.plain,

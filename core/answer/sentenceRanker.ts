@@ -98,7 +98,7 @@ const MAX_SOURCES = 3;
 
 /** The best units, at most `max`, without near-duplicates, best first. */
 export function pickUnits(scored: readonly ScoredUnit[], max: number): ScoredUnit[] {
-  const ranked = [...scored].sort((a, b) => b.score - a.score);
+  const ranked = [...scored].sort(compareUnits);
   const picked: ScoredUnit[] = [];
   const sources = new Set<AnswerSource>();
   for (const candidate of ranked) {
@@ -110,6 +110,11 @@ export function pickUnits(scored: readonly ScoredUnit[], max: number): ScoredUni
     sources.add(candidate.source);
   }
   return picked;
+}
+
+/** Best first; equal scores in the order of retrieval rank, then reading order, so ties never depend on input order. */
+export function compareUnits(a: ScoredUnit, b: ScoredUnit): number {
+  return b.score - a.score || a.source.rank - b.source.rank || a.pieceIndex - b.pieceIndex || a.unit.start - b.unit.start;
 }
 
 function isNearDuplicate(a: ScoredUnit, b: ScoredUnit): boolean {

@@ -1,12 +1,12 @@
 import type { ChunkingConfig } from '../config/schema.js';
-import { MarkdownOutliner } from '../parse/markdownTree.js';
 import { HeaderBasedChunker, WholeNoteChunker } from './noteChunker.js';
+import { SafeOutliner } from './safeOutliner.js';
 import type { TokenCounter } from './tokenCounter.js';
 import type { Chunker } from './types.js';
 
-/** The one place where `[chunking] strategy` chooses a chunker. */
-export async function createChunker(config: ChunkingConfig, tokens: TokenCounter): Promise<Chunker> {
-  const outliner = await MarkdownOutliner.create();
+/** The one place where `[chunking] strategy` chooses a chunker. It chunks in this thread (see `createNoteChunker` for the indexer's). */
+export async function createChunker(config: ChunkingConfig, tokens: TokenCounter, outliner?: SafeOutliner): Promise<Chunker> {
+  outliner ??= await SafeOutliner.create();
   switch (config.strategy) {
     case 'header_based':
       return new HeaderBasedChunker(outliner, config, tokens);

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import type { ChunkingConfig } from '../config/schema.js';
 import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/frontmatter.js';
 import { extractInlineRefs } from '../parse/links.js';
-import type { MarkdownOutline, MarkdownOutliner } from '../parse/markdownTree.js';
+import type { MarkdownOutline } from '../parse/markdownTree.js';
 import { splitRange, type Span } from './rangeSplitter.js';
+import type { SafeOutliner } from './safeOutliner.js';
 import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section, type SectionPart } from './sections.js';
 import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
@@ -17,7 +18,7 @@ export const CHUNKER_VERSION = 2;
  */
 abstract class SectionChunker implements Chunker {
   constructor(
-    private readonly outliner: MarkdownOutliner,
+    private readonly outliner: SafeOutliner,
     protected readonly config: ChunkingConfig,
     private readonly tokens: TokenCounter,
   ) {}
@@ -30,7 +31,7 @@ abstract class SectionChunker implements Chunker {
     const { text } = note;
     const frontmatter = parseFrontmatter(text);
     const metadata = noteMetadata(note.path, frontmatter, text.slice(frontmatter.end));
-    const outline = this.outliner.outline(text, frontmatter.end);
+    const { outline, warning } = this.outliner.outline(text, frontmatter.end);
     const lines = lineStarts(text);
     const chunks: Chunk[] = [];
     this.sections(text, frontmatter.end, outline).forEach((section, ordinal) => {
@@ -40,7 +41,7 @@ abstract class SectionChunker implements Chunker {
         chunks.push(this.assemble(note, metadata, outline, lines, piece, ordinal, sub, chunks.length));
       });
     });
-    return { chunks, metadata, frontmatterError: frontmatter.error };
+    return { chunks, metadata, frontmatterError: frontmatter.error, ...(warning ? { warning } : {}) };
   }
 
   /**
@@ -97,7 +98,9 @@ abstract class SectionChunker implements Chunker {
     const text = note.text.slice(span.start, span.end);
     const content = contentOf(piece.prefix, overlap, text);
     const hash = createHash('sha256').update(content).digest('hex').slice(0, 16);
-    const refs = extractInlineRefs(note.text, span.start, span.end, outline.codeRanges);
+    // The text cut at the chunk's end (an O(1) slice): the link scanner's blank-line search would otherwise run on
+    // to the note's end for every chunk, quadratic on a large note without blank lines.
+    const refs = extractInlineRefs(note.text.slice(0, span.end), span.start, span.end, outline.codeRanges);
     return {
       id: `${note.path}#${ordinal}${sub === null ? '' : `_sub_${sub}`}@${hash.slice(0, 8)}`,
       docId: note.path,

@@ -33,8 +33,8 @@ export function splitRange(source: string, start: number, end: number, headings:
 
 function unitsOf(source: string, start: number, end: number, headings: Heading[], blocks: Block[]): Unit[] {
   const elements = [
-    ...headings.filter((h) => h.start >= start && h.start < end).map((h) => ({ start: h.start, end: h.end, heading: true, block: undefined as Block | undefined })),
-    ...blocks.filter((b) => b.start >= start && b.start < end).map((b) => ({ start: b.start, end: b.end, heading: false, block: b as Block | undefined })),
+    ...startingWithin(headings, start, end).map((h) => ({ start: h.start, end: h.end, heading: true, block: undefined as Block | undefined })),
+    ...startingWithin(blocks, start, end).map((b) => ({ start: b.start, end: b.end, heading: false, block: b as Block | undefined })),
   ].sort((a, b) => a.start - b.start);
   const units: Array<Unit & { heading?: boolean; math?: boolean }> = [];
   let pos = start;
@@ -141,18 +141,71 @@ function lineSpans(source: string, span: Span): Span[] {
   return spans;
 }
 
-function segmentSpans(segmenter: Intl.Segmenter, source: string, span: Span): Span[] {
+/**
+ * The outline elements (sorted by start, as outlines are) that start in `[start, end)`: found by binary search, so
+ * splitting the many sections of a huge note stays linear.
+ */
+function startingWithin<T extends Span>(sorted: T[], start: number, end: number): T[] {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  let to = lo;
+  while (to < sorted.length && sorted[to].start < end) to++;
+  return sorted.slice(lo, to);
+}
+
+/**
+ * Segments `span` window by window: V8's segment iterator costs time proportional to the whole string at each
+ * step, so one long line segmented at once is quadratic (229 s for 1 MB). Windows end where a segment cannot
+ * continue (see `windowEnd`), so for the segments that matter the result is the same as segmenting at once.
+ */
+function segmentSpans(segmenter: Intl.Segmenter, source: string, span: Span, window: number, sentenceCuts: boolean): Span[] {
   const spans: Span[] = [];
-  for (const { segment, index } of segmenter.segment(source.slice(span.start, span.end))) {
-    const piece = trim(source, span.start + index, span.start + index + segment.length);
-    if (piece) spans.push(piece);
+  for (let from = span.start; from < span.end; ) {
+    const to = windowEnd(source, from, span.end, window, sentenceCuts);
+    for (const { segment, index } of segmenter.segment(source.slice(from, to))) {
+      const piece = trim(source, from + index, from + index + segment.length);
+      if (piece) spans.push(piece);
+    }
+    from = to;
   }
   return spans;
 }
 
+/** Segments within these many characters at a time: a word window costs little; a sentence window holds most paragraphs whole. */
+const WORD_WINDOW = 4096;
+const SENTENCE_WINDOW = 16384;
+
+/**
+ * Where a segmenting window from `from` ends: `end` when it is near, else at the last white space followed by a word
+ * start (a word boundary in every locale) in the window, preferring one after sentence punctuation for sentences;
+ * a window of one unbroken "word" ends anywhere between code points.
+ */
+function windowEnd(source: string, from: number, end: number, window: number, sentenceCuts: boolean): number {
+  if (end - from <= window) return end;
+  const limit = from + window;
+  let fallback = -1;
+  for (let at = limit; at > from + window / 2; at--) {
+    if (!isSpace(source.charCodeAt(at - 1)) || !STARTS_WORD.test(source[at])) continue;
+    if (!sentenceCuts || SENTENCE_END.test(source.slice(Math.max(from, at - 3), at))) return at;
+    if (fallback < 0) fallback = at;
+  }
+  if (fallback > 0) return fallback;
+  return isLowSurrogate(source.charCodeAt(limit)) ? limit - 1 : limit;
+}
+
+const STARTS_WORD = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const SENTENCE_END = /[.!?。！？]["')\]]?\s+$/u;
+
 function bySentence(source: string, span: Span, limits: SplitLimits): Span[] {
-  return segmentSpans(sentences, source, span).flatMap((sentence) =>
-    fits(source, sentence, limits) ? [sentence] : segmentSpans(words, source, sentence).flatMap((word) => (fits(source, word, limits) ? [word] : byCharacters(source, word, limits))),
+  return segmentSpans(sentences, source, span, SENTENCE_WINDOW, true).flatMap((sentence) =>
+    fits(source, sentence, limits)
+      ? [sentence]
+      : segmentSpans(words, source, sentence, WORD_WINDOW, false).flatMap((word) => (fits(source, word, limits) ? [word] : byCharacters(source, word, limits))),
   );
 }
 

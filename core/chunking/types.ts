@@ -69,9 +69,17 @@ export interface ChunkedNote {
   metadata: NoteMetadata;
   /** Set when the front matter could not be parsed; the note is still chunked as text. */
   frontmatterError?: FrontmatterError;
+  /** Set when the note was chunked as plain text (see `SafeOutliner`): why, for the user. */
+  warning?: string;
 }
 
-/** A chunking strategy, chosen from config by `createChunker`. */
+/** A chunking strategy, chosen from config by `createChunker`; chunks in the calling thread. */
 export interface Chunker {
   chunk(note: NoteInput): ChunkedNote;
+}
+
+/** Chunks notes off the calling thread, isolated from faults (see `createNoteChunker`); what the indexer uses. */
+export interface NoteChunker {
+  chunk(note: NoteInput): Promise<ChunkedNote>;
+  close(): Promise<void>;
 }

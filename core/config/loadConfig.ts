@@ -3,19 +3,40 @@ import path from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { CONFIG_SCHEMA, defaultConfig, type CairnConfig, type OptionSpec } from './schema.js';
 
-/** A config problem, located as precisely as the input allows (file, line, column, key). */
+/** One problem in a config file, located as precisely as the input allows. */
+export interface ConfigIssue {
+  detail: string;
+  line?: number;
+  column?: number;
+  key?: string;
+}
+
+/**
+ * A config problem, located as precisely as the input allows (file, line, column, key). A file with several bad
+ * values reports them all: the first is this error's own location, `problems` holds every one, each on its own
+ * line of the message.
+ */
 export class ConfigError extends Error {
+  readonly problems: readonly ConfigIssue[];
+
   constructor(
     readonly file: string,
     readonly detail: string,
     readonly line?: number,
     readonly column?: number,
     readonly key?: string,
+    more: readonly ConfigIssue[] = [],
   ) {
-    const where = [file, line, column].filter((part) => part !== undefined).join(':');
-    super(`${where}: ${key ? `${key}: ` : ''}${detail}`);
+    const problems = [{ detail, line, column, key }, ...more];
+    super(problems.map((problem) => describeIssue(file, problem)).join('\n'));
+    this.problems = problems;
     this.name = 'ConfigError';
   }
+}
+
+function describeIssue(file: string, { detail, line, column, key }: ConfigIssue): string {
+  const where = [file, line, column].filter((part) => part !== undefined).join(':');
+  return `${where}: ${key ? `${key}: ` : ''}${detail}`;
 }
 
 export interface LoadedConfig {
@@ -37,29 +58,45 @@ export function parseConfig(text: string, file: string): CairnConfig {
     throw error;
   }
   const config = defaultConfig() as unknown as Record<string, Record<string, unknown>>;
-  const fail = (key: string, detail: string): never => {
-    throw new ConfigError(file, detail, lineOfKey(text, key), undefined, key);
+  // Every problem is collected, so one save shows them all; a bad value is not assigned (its default stays).
+  const issues: ConfigIssue[] = [];
+  const fail = (key: string, detail: string): void => {
+    issues.push({ detail, ...locateKey(text, key), key });
   };
   for (const [section, value] of Object.entries(raw)) {
-    const options = (CONFIG_SCHEMA as Record<string, Record<string, OptionSpec>>)[section];
-    if (!options) fail(section, `unknown section; expected one of ${Object.keys(CONFIG_SCHEMA).map((s) => `[${s}]`).join(', ')}`);
-    if (!isTable(value)) fail(section, `expected a table ([${section}])`);
-    for (const [key, optionValue] of Object.entries(value as Record<string, unknown>)) {
+    // Own keys only: `toString` or `__proto__` must not find Object's members.
+    const options = Object.hasOwn(CONFIG_SCHEMA, section) ? (CONFIG_SCHEMA as Record<string, Record<string, OptionSpec>>)[section] : undefined;
+    if (!options) {
+      fail(section, `unknown section; expected one of ${Object.keys(CONFIG_SCHEMA).map((s) => `[${s}]`).join(', ')}`);
+      continue;
+    }
+    if (!isTable(value)) {
+      fail(section, `expected a table ([${section}])`);
+      continue;
+    }
+    for (const [key, optionValue] of Object.entries(value)) {
       const name = `${section}.${key}`;
-      const spec = options[key];
+      const spec = Object.hasOwn(options, key) ? options[key] : undefined;
       if (!spec) {
         const known = Object.keys(options);
         fail(name, `unknown key; ${known.length ? `[${section}] takes ${known.join(', ')}` : `[${section}] takes no keys yet`}`);
+        continue;
       }
       const problem = checkValue(spec, optionValue);
       if (problem) fail(name, problem);
-      config[section][key] = optionValue;
+      else config[section][key] = optionValue;
     }
   }
   const checked = config as unknown as CairnConfig;
   const { min_chunk_chars: min, max_chunk_chars: max, overlap_chars: overlap } = checked.chunking;
-  if (min > max) fail('chunking.min_chunk_chars', `must not exceed chunking.max_chunk_chars (${min} > ${max})`);
-  if (overlap >= max) fail('chunking.overlap_chars', `must be smaller than chunking.max_chunk_chars (${overlap} >= ${max})`);
+  // Compared only when each value passed on its own (a rejected one stands at its default here).
+  const chunkingValid = !issues.some((issue) => issue.key?.startsWith('chunking.'));
+  if (chunkingValid && min > max) fail('chunking.min_chunk_chars', `must not exceed chunking.max_chunk_chars (${min} > ${max})`);
+  if (chunkingValid && overlap >= max) fail('chunking.overlap_chars', `must be smaller than chunking.max_chunk_chars (${overlap} >= ${max})`);
+  if (issues.length > 0) {
+    const [first, ...more] = issues;
+    throw new ConfigError(file, first.detail, first.line, first.column, first.key, more);
+  }
   return checked;
 }
 
@@ -100,16 +137,21 @@ function checkValue(spec: OptionSpec, value: unknown): string | undefined {
       return Array.isArray(value) && value.every((item) => typeof item === 'string') ? undefined : `expected an array of strings, got ${describe(value)}`;
     case 'integer':
     case 'number': {
-      const isNumber = typeof value === 'number' || typeof value === 'bigint';
-      if (!isNumber || (spec.type === 'integer' && !Number.isInteger(Number(value)))) {
-        return `expected ${spec.type === 'integer' ? 'a whole number' : 'a number'}, got ${describe(value)}`;
-      }
-      const n = Number(value);
-      if (spec.min !== undefined && n < spec.min) return `must be at least ${spec.min}, got ${n}`;
-      if (spec.max !== undefined && n > spec.max) return `must be at most ${spec.max}, got ${n}`;
+      if (typeof value !== 'number') return `expected ${spec.type === 'integer' ? 'a whole number' : 'a number'}, got ${describe(value)}`;
+      // TOML allows nan and ±inf; no option means anything with them (nan scores, 1 ms timers), whatever its bounds.
+      if (!Number.isFinite(value)) return `must be a finite number, got ${tomlNumber(value)}`;
+      if (spec.type === 'integer' && !Number.isSafeInteger(value)) return `expected a whole number, got ${describe(value)}`;
+      if (spec.min !== undefined && value < spec.min) return `must be at least ${spec.min}, got ${value}`;
+      if (spec.max !== undefined && value > spec.max) return `must be at most ${spec.max}, got ${value}`;
       return undefined;
     }
   }
+}
+
+/** A non-finite number as TOML spells it. */
+function tomlNumber(value: number): string {
+  if (Number.isNaN(value)) return 'nan';
+  return value > 0 ? 'inf' : '-inf';
 }
 
 function describe(value: unknown): string {
@@ -122,21 +164,27 @@ function describe(value: unknown): string {
 
 /** The 1-based line where `section.key` (or `[section]`) is written, for error messages. */
 export function lineOfKey(text: string, dotted: string): number | undefined {
+  return locateKey(text, dotted)?.line;
+}
+
+/** Where `section.key` is written (line, and the column its value starts at), or `[section]`; for error messages. */
+export function locateKey(text: string, dotted: string): { line: number; column: number } | undefined {
   const [section, key] = dotted.split('.', 2);
   let current = '';
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
+    const indent = /^\s*/.exec(lines[i])![0].length;
     const line = lines[i].trim();
     const header = /^\[\s*([^\]]+?)\s*\]/.exec(line);
     if (header) {
       current = header[1];
-      if (!key && current === section) return i + 1;
+      if (!key && current === section) return { line: i + 1, column: indent + 1 };
       continue;
     }
-    const assigned = /^("?)([A-Za-z0-9_.-]+)\1\s*=/.exec(line)?.[2];
-    if (!assigned) continue;
-    const full = current ? `${current}.${assigned}` : assigned;
-    if (key ? full === dotted : full === section || full.startsWith(`${section}.`)) return i + 1;
+    const assignment = /^("?)([A-Za-z0-9_.-]+)\1\s*=\s*/.exec(line);
+    if (!assignment) continue;
+    const full = current ? `${current}.${assignment[2]}` : assignment[2];
+    if (key ? full === dotted : full === section || full.startsWith(`${section}.`)) return { line: i + 1, column: indent + assignment[0].length + 1 };
   }
   return undefined;
 }

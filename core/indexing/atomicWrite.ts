@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DigestingCounter, type FileDigest } from './fileDigest.js';
 
 /**
  * Writes a file so that readers see either the old or the new content, never a part: temp file, fsync, rename.
- * Pieces of an iterable are written one by one (the event loop runs between them). Returns the bytes written.
+ * Pieces of an iterable are written one by one (the event loop runs between them), and hashed on the way: returns
+ * the size and SHA-256 of what was written (recorded in the manifest, checked on open).
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string | Uint8Array>): Promise<number> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string | Uint8Array>): Promise<FileDigest> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(temp, 'w');
-  let size = 0;
+  const digest = new DigestingCounter();
   const counted = function* (pieces: Iterable<string | Uint8Array>) {
     for (const piece of pieces) {
       const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
-      size += bytes.byteLength;
+      digest.add(bytes);
       yield bytes;
     }
   };
@@ -28,5 +30,5 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   }
   await handle.close();
   await rename(temp, file);
-  return size;
+  return digest.digest();
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -23,8 +24,55 @@ export function vaultDataDir(dataRoot: string, vaultPath: string): string {
   return path.join(dataRoot, 'vaults', `${name}-${hash}`);
 }
 
-/** True when `inner` is `outer` or inside it. */
+/** True when `inner` is `outer` or inside it (lexically: links are not resolved). */
 export function isInside(inner: string, outer: string): boolean {
   const relative = path.relative(path.resolve(outer), path.resolve(inner));
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  // A name that merely starts with ".." (e.g. "..notes.md") is inside; only ".." itself steps out.
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+}
+
+/** Symlinks followed before giving up (the kernel's own limit is 40). */
+const MAX_LINKS = 40;
+
+/**
+ * Where `p` really is: symlinks resolved, also for a folder that does not exist yet (the real path of its deepest
+ * existing ancestor, plus the rest) and through a dangling symlink (mkdir would create its target).
+ */
+export async function realPathOf(p: string): Promise<string> {
+  let existing = path.resolve(p);
+  let rest: string[] = [];
+  for (let links = 0; ; ) {
+    try {
+      return path.join(await realpath(existing), ...rest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    }
+    const info = await lstat(existing).catch(() => undefined);
+    if (info?.isSymbolicLink() && links++ < MAX_LINKS) {
+      existing = path.resolve(path.dirname(existing), await readlink(existing));
+      continue;
+    }
+    const parent = path.dirname(existing);
+    if (parent === existing) return path.join(existing, ...rest);
+    rest = [path.basename(existing), ...rest];
+    existing = parent;
+  }
+}
+
+/**
+ * Why `dataRoot` cannot serve `vaultPath`, or undefined when it can. Real paths are compared, so a symlink hides
+ * neither a data folder inside the vault (the watcher and sync tools would see the index) nor a vault inside the
+ * data folder (Cairn writes, replaces and deletes files there).
+ */
+export async function dataFolderProblem(dataRoot: string, vaultPath: string): Promise<string | undefined> {
+  const [realData, realVault] = await Promise.all([realPathOf(dataRoot), realPathOf(vaultPath)]);
+  const named = (written: string, real: string) => (path.resolve(written) === real ? written : `${written} (really ${real})`);
+  if (isInside(realData, realVault)) {
+    return `the data folder ${named(dataRoot, realData)} is inside the vault ${named(vaultPath, realVault)}: sync tools and the watcher would see the index; choose a data folder outside the vault`;
+  }
+  if (isInside(realVault, realData)) {
+    return `the vault ${named(vaultPath, realVault)} is inside the data folder ${named(dataRoot, realData)}: Cairn writes and deletes files there; choose a data folder outside the vault`;
+  }
+  return undefined;
 }

@@ -1,16 +1,19 @@
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { KeywordIndex } from '../indices/keywordIndex.js';
 import { LinkGraph } from '../indices/linkGraph.js';
 import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vectorIndex.js';
+import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, VectorIndexCorruptError } from '../indices/vectorIndexFiles.js';
 import { writeFileAtomic } from './atomicWrite.js';
-import { readManifest, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
+import { digestBytes, digestFile, type FileDigest } from './fileDigest.js';
+import { loadManifest, MANIFEST_FILE, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
 import { NOTES_FILE, NoteStore } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 
 const KEYWORD_FILE = 'keyword.jsonl';
 const GRAPH_FILE = 'graph.json';
 const VECTORS_DIR = 'vectors';
+const FROM_CACHE = 'rebuilding from cached embeddings';
 
 /** Everything one vault's index holds, in memory, with its persistence. */
 export class IndexState {
@@ -36,27 +39,30 @@ export class IndexState {
 
   /**
    * Loads the persisted index when it matches the identity. Otherwise returns an empty state and the reason a
-   * full rebuild is needed (no index, changed config or model, or damaged files — never an exception).
-   * The files load while the identity is still being worked out (the embedding model loads in parallel).
+   * full rebuild is needed (no index, changed config or model, or damaged files — never an exception): a rebuild
+   * re-chunks the vault and takes the vectors from the embedding cache. The files load while the identity is still
+   * being worked out (the embedding model loads in parallel).
    */
   static async open(
     dir: string,
     identityPromise: Promise<IndexIdentity>,
     vectorOptionsFor: (dims: number) => VectorIndexOptions,
   ): Promise<{ state: IndexState; rebuild?: string }> {
-    const manifest = await readManifest(dir);
-    const loading = manifest ? loadFiles(dir, manifest, vectorOptionsFor(manifest.embedding?.dims ?? 0)).catch((error: Error) => error) : undefined;
+    const { manifest, damage } = await loadManifest(dir);
+    const current = manifest?.schemaVersion === SCHEMA_VERSION ? manifest : undefined;
+    const loading = current ? loadFiles(dir, current, vectorOptionsFor(current.embedding?.dims ?? 0)).catch((error: Error) => error) : undefined;
     const identity = await identityPromise;
     const empty = () => IndexState.empty(dir, identity, vectorOptionsFor(identity.embedding.dims));
+    if (damage) return { state: empty(), rebuild: `index file ${MANIFEST_FILE} is damaged (${damage}): ${FROM_CACHE}` };
     const reason = rebuildReason(manifest, identity);
-    if (reason || !manifest || !loading) {
+    if (reason || !current || !loading) {
       await loading;
       return { state: empty(), rebuild: reason ?? 'no index yet' };
     }
     const loaded = await loading;
-    if (loaded instanceof Error) return { state: empty(), rebuild: `index files damaged (${loaded.message})` };
+    if (loaded instanceof Error) return { state: empty(), rebuild: `${describeDamage(loaded, path.join(dir, generationDir(current.generation)))}: ${FROM_CACHE}` };
     const { store, keyword, graph, vectors } = loaded;
-    return { state: new IndexState(dir, identity, store, keyword, vectors, graph, manifest.builtAt, manifest.generation) };
+    return { state: new IndexState(dir, identity, store, keyword, vectors, graph, current.builtAt, current.generation) };
   }
 
   /**
@@ -74,12 +80,13 @@ export class IndexState {
     const generation = Math.max(this.generation, ...existing) + 1;
     const gen = path.join(this.dir, generationDir(generation));
     await rm(gen, { recursive: true, force: true });
-    const files: Record<string, number> = {};
+    const files: Record<string, FileDigest> = {};
     files[NOTES_FILE] = await this.store.save(gen);
     await this.keyword.settle();
     files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
     files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.toJSON());
     await this.vectors.save(path.join(gen, VECTORS_DIR));
+    for (const [name, digest] of Object.entries(await savedFileDigests(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
     const manifest: Manifest = {
       ...this.identity,
       schemaVersion: SCHEMA_VERSION,
@@ -98,22 +105,63 @@ export class IndexState {
   }
 }
 
+/** A file of the index that is missing, not a file, or not what the manifest says was written. */
+class IndexFileDamage extends Error {
+  constructor(file: string, reason: string) {
+    super(`index file ${file} is damaged (${reason})`);
+  }
+}
+
+/**
+ * Loads a generation, checking every file against the manifest first: present, a file, of its size (all before
+ * anything is parsed), then its SHA-256 — on the bytes that are then parsed, so each file is read once.
+ */
 async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorIndexOptions) {
   const gen = path.join(dir, generationDir(manifest.generation));
-  for (const [file, size] of Object.entries(manifest.files)) {
-    const actual = (await stat(path.join(gen, file)).catch(() => undefined))?.size;
-    if (actual !== size) throw new Error(`${file} is ${actual === undefined ? 'missing' : `${actual} bytes, expected ${size}`}`);
+  const listed = Object.entries(manifest.files);
+  for (const name of [NOTES_FILE, KEYWORD_FILE, GRAPH_FILE, `${VECTORS_DIR}/${VECTOR_HEADER}`]) {
+    if (!manifest.files[name]) throw new IndexFileDamage(name, 'not listed in the manifest');
   }
+  await Promise.all(listed.map(([name, digest]) => checkPresent(gen, name, digest)));
+  const readChecked = async (name: string): Promise<Buffer> => {
+    const bytes = await readFile(path.join(gen, name));
+    checkDigest(name, await digestBytes(bytes), manifest.files[name]);
+    return bytes;
+  };
+  const vectorFilesChecked = Promise.all(
+    listed
+      .filter(([name]) => name.startsWith(`${VECTORS_DIR}/`) && !checkedWhenLoaded(name.slice(VECTORS_DIR.length + 1)))
+      .map(async ([name, digest]) => checkDigest(name, await digestFile(path.join(gen, name)), digest)),
+  );
   const [store, keyword, graph, vectors] = await Promise.all([
-    NoteStore.load(gen),
-    readFile(path.join(gen, KEYWORD_FILE)).then((bytes) => KeywordIndex.read(bytes)),
-    readFile(path.join(gen, GRAPH_FILE), 'utf8').then((json) => LinkGraph.fromJSON(json)),
-    loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions),
+    readChecked(NOTES_FILE).then((bytes) => NoteStore.read(bytes)),
+    readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
+    readChecked(GRAPH_FILE).then((bytes) => LinkGraph.fromJSON(bytes.toString('utf8'))),
+    vectorFilesChecked.then(() => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions)),
   ]);
   if (store.chunkCount !== keyword.size || store.chunkCount !== vectors.size) {
     throw new Error(`indices disagree: ${store.chunkCount} chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
   }
   return { store, keyword, graph, vectors };
+}
+
+async function checkPresent(gen: string, name: string, expected: FileDigest): Promise<void> {
+  // lstat: a link in the index folder (ours never holds one) is not followed out of it.
+  const info = await lstat(path.join(gen, name)).catch(() => undefined);
+  if (!info) throw new IndexFileDamage(name, 'missing');
+  if (!info.isFile()) throw new IndexFileDamage(name, info.isDirectory() ? 'a folder' : 'not a regular file');
+  if (info.size !== expected.bytes) throw new IndexFileDamage(name, `${info.size} bytes, expected ${expected.bytes}`);
+}
+
+function checkDigest(name: string, actual: FileDigest, expected: FileDigest): void {
+  if (actual.bytes !== expected.bytes || actual.sha256 !== expected.sha256) throw new IndexFileDamage(name, 'checksum mismatch');
+}
+
+/** What is wrong with a generation, naming the file (relative to the generation folder) when one is to blame. */
+function describeDamage(error: Error, gen: string): string {
+  if (error instanceof IndexFileDamage) return error.message;
+  if (error instanceof VectorIndexCorruptError) return new IndexFileDamage(path.relative(gen, error.file).split(path.sep).join('/'), error.reason).message;
+  return `index files damaged (${error.message})`;
 }
 
 function generationDir(generation: number): string {

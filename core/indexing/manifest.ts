@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChunkingConfig } from '../config/schema.js';
 import { writeFileAtomic } from './atomicWrite.js';
+import { isFileDigest, type FileDigest } from './fileDigest.js';
 
-/** Bumped when the layout of the persisted index changes. */
-export const SCHEMA_VERSION = 2;
+/** Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. */
+export const SCHEMA_VERSION = 3;
 export const MANIFEST_FILE = 'manifest.json';
 
 /** What an index was built with. Any difference on open means the index no longer matches: rebuild. */
@@ -20,31 +21,56 @@ export interface IndexIdentity {
 export interface Manifest extends IndexIdentity {
   /** The folder (g<generation>) holding the files this manifest describes. */
   generation: number;
-  /** The persisted files this manifest vouches for, with their sizes: a file of another size is a torn write. */
-  files: Record<string, number>;
+  /** The persisted files this manifest vouches for (paths relative to the generation folder), checked on open. */
+  files: Record<string, FileDigest>;
   notes: number;
   chunks: number;
   builtAt: string;
   updatedAt: string;
 }
 
-export async function readManifest(dir: string): Promise<Manifest | undefined> {
+/** The manifest, nothing (no index yet), or why it cannot be used (`damage`: treated as no index). */
+export async function loadManifest(dir: string): Promise<{ manifest?: Manifest; damage?: string }> {
   let text: string;
   try {
     text = await readFile(path.join(dir, MANIFEST_FILE), 'utf8');
-  } catch {
-    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return {};
+    return { damage: code === 'EISDIR' ? 'a folder' : `cannot be read: ${code ?? (error as Error).message}` };
   }
+  let value: Partial<Manifest> | null;
   try {
-    return JSON.parse(text) as Manifest;
-  } catch {
-    return undefined;
+    value = JSON.parse(text) as Partial<Manifest> | null;
+  } catch (error) {
+    return { damage: `not valid JSON: ${(error as Error).message}` };
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { damage: 'not a JSON object' };
+  // An index of another schema is rebuilt for that reason (rebuildReason): its file list is not checked here.
+  if (value.schemaVersion !== SCHEMA_VERSION) return { manifest: value as Manifest };
+  if (!Number.isSafeInteger(value.generation) || value.generation! < 1) return { damage: `bad generation ${JSON.stringify(value.generation)}` };
+  const files = value.files as Record<string, unknown> | undefined;
+  if (typeof files !== 'object' || files === null || !Object.values(files).every(isFileDigest)) return { damage: 'bad file list' };
+  // Names inside the generation folder only: a damaged (or planted) manifest never has a file outside it read.
+  const outside = Object.keys(files).find((name) => !name.split('/').every((part) => /^[\w.-]+$/.test(part) && part !== '.' && part !== '..'));
+  if (outside !== undefined) return { damage: `lists a file outside its folder: ${JSON.stringify(outside)}` };
+  return { manifest: value as Manifest };
 }
 
-/** Written last, after every file it lists, so that it only ever describes complete files. */
+/** The manifest when it can be used (status reports). */
+export async function readManifest(dir: string): Promise<Manifest | undefined> {
+  return (await loadManifest(dir)).manifest;
+}
+
+/**
+ * Written last, after every file it lists, so that it only ever describes complete files. Whatever is in its
+ * place and is not a file (a folder: damage) is removed first, or every save would fail on it.
+ */
 export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
-  await writeFileAtomic(path.join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  const file = path.join(dir, MANIFEST_FILE);
+  const existing = await lstat(file).catch(() => undefined);
+  if (existing && !existing.isFile()) await rm(file, { recursive: true, force: true });
+  await writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /** Why an index built as `stored` cannot serve `current`, or undefined when it can. */

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import type { NoteLink } from '../parse/links.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
+import type { FileDigest } from './fileDigest.js';
 
 /** A chunk as persisted: everything but what the note record already holds, and `content` (derivable). */
 export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'title' | 'aliases' | 'frontmatter' | 'mtime'>;
@@ -87,8 +87,8 @@ export class NoteStore {
     this.failures.clear();
   }
 
-  /** Writes the store atomically, a line per note; returns the file size (recorded in the manifest). */
-  save(dir: string): Promise<number> {
+  /** Writes the store atomically, a line per note; returns the file's digest (recorded in the manifest). */
+  save(dir: string): Promise<FileDigest> {
     const store = this;
     return writeFileAtomic(
       path.join(dir, NOTES_FILE),
@@ -99,13 +99,13 @@ export class NoteStore {
     );
   }
 
-  static async load(dir: string): Promise<NoteStore> {
+  /** Loads what `save` wrote (its bytes, already checked against the manifest's digest). */
+  static async read(bytes: Uint8Array): Promise<NoteStore> {
     const store = new NoteStore();
-    const file = path.join(dir, NOTES_FILE);
     let lineNumber = 0;
     let header = false;
     try {
-      await eachLine(await readFile(file), (line, n) => {
+      await eachLine(bytes, (line, n) => {
         lineNumber = n;
         const value = JSON.parse(line) as unknown;
         if (!header) {
@@ -121,7 +121,7 @@ export class NoteStore {
       });
       if (!header) throw new Error('missing header line');
     } catch (error) {
-      throw new NoteStoreCorruptError(`${file}:${Math.max(1, lineNumber)}: ${(error as Error).message}`);
+      throw new NoteStoreCorruptError(`${NOTES_FILE}:${Math.max(1, lineNumber)}: ${(error as Error).message}`);
     }
     return store;
   }

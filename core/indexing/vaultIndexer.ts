@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Chunk, Chunker } from '../chunking/types.js';
+import type { Chunk, NoteChunker } from '../chunking/types.js';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { readNoteFile } from '../vault/readNoteFile.js';
+import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/vaultPaths.js';
 import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
 import type { IndexState } from './indexState.js';
@@ -14,7 +14,9 @@ import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
 export interface VaultIndexerDeps {
   vaultPath: string;
   scanOptions: VaultScanOptions;
-  chunker: Chunker;
+  chunker: NoteChunker;
+  /** Notes larger than this are neither read nor indexed (`[vault] max_note_mb`). */
+  maxNoteBytes?: number;
   embedder: Embedder;
   cache: EmbeddingCache;
   state: IndexState;
@@ -27,7 +29,7 @@ interface ChangedNote {
   chunks: Chunk[];
 }
 
-/** Notes chunked between two yields to the event loop, so searches are answered while indexing. */
+/** Notes read and chunked together (reads overlap the chunk worker's work) between two yields to the event loop. */
 const NOTES_PER_SLICE = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
@@ -72,13 +74,25 @@ export class VaultIndexer {
       timed('scan', async () => {
         const entries: VaultFileEntry[] = [];
         const gone: string[] = [];
+        const failures = new Map<string, string>();
+        const boundary = { followOutside: this.deps.scanOptions.follow_outside_links === true };
         for (const relPath of new Set(paths)) {
-          const absPath = path.join(this.deps.vaultPath, relPath);
-          const info = this.filter.isIncluded(relPath) ? await stat(absPath).catch(() => undefined) : undefined;
-          if (info?.isFile()) entries.push({ path: relPath, absPath, size: info.size, mtimeMs: info.mtimeMs });
-          else gone.push(relPath);
+          // The same rule as the scan: a path whose real file is outside the vault is dropped and reported.
+          const real = this.filter.isIncluded(relPath)
+            ? await resolveInVault(this.deps.vaultPath, relPath, boundary).catch((error: unknown) => {
+                if (error instanceof OutsideVaultError) failures.set(relPath, error.reason);
+                return undefined;
+              })
+            : undefined;
+          const info = real === undefined ? undefined : await stat(real).catch(() => undefined);
+          if (info?.isFile()) entries.push({ path: relPath, absPath: real!, size: info.size, mtimeMs: info.mtimeMs });
+          else {
+            gone.push(relPath);
+            const special = info && specialFileReason(info);
+            if (special) failures.set(relPath, special);
+          }
         }
-        return { entries, gone: gone.filter((p) => this.deps.state.store.note(p) || this.deps.state.store.failures.has(p)), failures: new Map<string, string>(), replaceFailures: false };
+        return { entries, gone: gone.filter((p) => this.deps.state.store.note(p) || this.deps.state.store.failures.has(p)), failures, replaceFailures: false };
       }),
     );
   }
@@ -125,7 +139,8 @@ export class VaultIndexer {
     const removed = new Set(gone);
     await timed('index', () => this.applyText([], gone));
     const failuresBefore = failureKey(state.store.failures);
-    if (replaceFailures) state.store.failures.clear();
+    // An entry of a note still indexed is a warning (chunked as plain text): it lasts until the note is chunked again.
+    if (replaceFailures) for (const p of [...state.store.failures.keys()]) if (!state.store.note(p)) state.store.failures.delete(p);
     for (const p of gone) state.store.failures.delete(p);
     const changedPaths = new Set<string>();
     let embedded = 0;
@@ -141,17 +156,22 @@ export class VaultIndexer {
       const changed: ChangedNote[] = [];
       const failedKnown: string[] = [];
       await timed('chunk', async () => {
-        for (const [i, entry] of batch.entries()) {
-          if (i % NOTES_PER_SLICE === 0) {
-            progress('chunk', from + i, entry.path);
-            await yieldToEventLoop();
-          }
-          const result = await this.readAndChunk(entry);
-          if ('failure' in result) {
-            failures.set(entry.path, result.failure);
-            if (state.store.note(entry.path)) failedKnown.push(entry.path);
-          } else if (result.changed) changed.push(result.changed);
-          else touched++;
+        for (let i = 0; i < batch.length; i += NOTES_PER_SLICE) {
+          progress('chunk', from + i, batch[i].path);
+          await yieldToEventLoop();
+          const slice = batch.slice(i, i + NOTES_PER_SLICE);
+          const results = await Promise.all(slice.map((entry) => this.readAndChunk(entry)));
+          results.forEach((result, j) => {
+            const entry = slice[j];
+            if ('failure' in result) {
+              failures.set(entry.path, result.failure);
+              if (state.store.note(entry.path)) failedKnown.push(entry.path);
+            } else {
+              if (result.changed) changed.push(result.changed);
+              else touched++;
+              if (result.warning) failures.set(entry.path, result.warning);
+            }
+          });
         }
       });
       await timed('index', () => this.applyText(changed, failedKnown));
@@ -191,14 +211,22 @@ export class VaultIndexer {
     return summary;
   }
 
-  /** Reads a file; re-chunks it only when its text changed. */
-  private async readAndChunk(entry: VaultFileEntry): Promise<{ failure: string } | { changed?: ChangedNote }> {
+  /**
+   * Reads a file (unless it is over the size limit); re-chunks it only when its text changed. A note that cannot
+   * be chunked fails alone, with the reason; one chunked as plain text comes with a warning saying why.
+   */
+  private async readAndChunk(entry: VaultFileEntry): Promise<{ failure: string } | { changed?: ChangedNote; warning?: string }> {
+    const tooLarge = this.sizeProblem(entry.size);
+    if (tooLarge) return { failure: tooLarge };
     let source;
     try {
       source = await readNoteFile(entry);
     } catch (error) {
       return { failure: (error as Error).message };
     }
+    // It may have grown since it was listed.
+    const grown = this.sizeProblem(source.size);
+    if (grown) return { failure: grown };
     const textHash = createHash('sha256').update(source.text).digest('hex');
     const known = this.deps.state.store.note(entry.path);
     if (known && known.textHash === textHash) {
@@ -207,7 +235,13 @@ export class VaultIndexer {
       known.mtimeMs = source.mtimeMs;
       return {};
     }
-    const { chunks, metadata, frontmatterError } = this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs });
+    let chunked;
+    try {
+      chunked = await this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs });
+    } catch (error) {
+      return { failure: (error as Error).message };
+    }
+    const { chunks, metadata, frontmatterError, warning } = chunked;
     const record: NoteRecord = {
       path: entry.path,
       size: source.size,
@@ -220,7 +254,13 @@ export class VaultIndexer {
       ...(frontmatterError ? { frontmatterError: `line ${frontmatterError.line}: ${frontmatterError.message}` } : {}),
       chunks: chunks.map(storedChunk),
     };
-    return { changed: { record, chunks } };
+    return { changed: { record, chunks }, ...(warning ? { warning } : {}) };
+  }
+
+  private sizeProblem(bytes: number): string | undefined {
+    const limit = this.deps.maxNoteBytes;
+    if (limit === undefined || bytes <= limit) return undefined;
+    return `${Number((bytes / 1e6).toPrecision(3))} MB, over the ${limit / 1e6} MB limit set by [vault] max_note_mb: not indexed`;
   }
 
   private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number }> {

@@ -1,5 +1,6 @@
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { currentHolder, describeHolder, isStale } from './lockHolder.js';
 
 const LOCK_FILE = 'write.lock';
 const POLL_MS = 100;
@@ -13,7 +14,7 @@ const localQueues = new Map<string, Promise<unknown>>();
 /**
  * Runs `work` while holding the index folder's write lock, so two Cairn processes on one vault (the app and a
  * `cairn search` in a terminal) never write generations over each other. Writers in one process take turns in call
- * order; a lock left by a dead process is taken over.
+ * order; a lock left by a dead process, or naming a pid that another process has since been given, is taken over.
  */
 export async function withWriteLock<T>(dir: string, work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
   const key = path.resolve(dir);
@@ -32,13 +33,13 @@ async function holdFileLock<T>(dir: string, work: () => Promise<T>, timeoutMs: n
   const file = path.join(dir, LOCK_FILE);
   const deadline = Date.now() + timeoutMs;
   while (!(await tryCreate(file))) {
-    const holder = await readHolder(file);
-    if (holder === undefined) continue; // released between our attempt and the read
-    if (!isAlive(holder)) {
-      await removeStale(file, holder);
+    const lock = await readLock(file);
+    if (lock === undefined) continue; // released between our attempt and the read
+    if (await isStale(lock.content, lock.mtimeMs)) {
+      await removeStale(file, lock.content);
       continue;
     }
-    if (Date.now() > deadline) throw new IndexLockedError(`the index in ${dir} is being written by process ${holder}`);
+    if (Date.now() > deadline) throw new IndexLockedError(`the index in ${dir} is being written by ${describeHolder(lock.content)}`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   try {
@@ -49,12 +50,13 @@ async function holdFileLock<T>(dir: string, work: () => Promise<T>, timeoutMs: n
 }
 
 /**
- * Creates the lock file already holding our pid: the pid goes into a private file first, which is then hard-linked
- * into place. link() fails if the lock exists, so no other process ever reads a lock file that is still empty.
+ * Creates the lock file already naming us (see lockHolder.ts): the content goes into a private file first, which is
+ * then hard-linked into place. link() fails if the lock exists, so no other process ever reads a lock file that is
+ * still empty.
  */
 async function tryCreate(file: string): Promise<boolean> {
   const draft = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  await writeFile(draft, String(process.pid));
+  await writeFile(draft, JSON.stringify(await currentHolder()));
   try {
     await link(draft, file);
     return true;
@@ -66,21 +68,24 @@ async function tryCreate(file: string): Promise<boolean> {
   }
 }
 
-/** The pid in the lock file, or undefined when there is no lock file (any more). */
-async function readHolder(file: string): Promise<number | undefined> {
+/** The lock file's content and age, or undefined when there is none (any more). A folder reads as empty content. */
+async function readLock(file: string): Promise<{ content: string; mtimeMs: number } | undefined> {
   try {
-    return Number(await readFile(file, 'utf8'));
+    const { mtimeMs } = await stat(file);
+    return { content: await readFile(file, 'utf8'), mtimeMs };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'EISDIR') return { content: '', mtimeMs: 0 };
     throw error;
   }
 }
 
 /**
- * Moves a dead process's lock aside, then removes it. If another process took the stale lock over between our read and
- * the move, what we moved is its live lock: it is put back (link fails only if yet another writer holds the lock now).
+ * Moves a stale lock aside, then removes it. If another process took the stale lock over between our read and the
+ * move, what we moved is its live lock: it is put back (link fails only if yet another writer holds the lock now).
  */
-async function removeStale(file: string, deadPid: number): Promise<void> {
+async function removeStale(file: string, staleContent: string): Promise<void> {
   const aside = `${file}.stale.${process.pid}.${Math.random().toString(36).slice(2)}`;
   try {
     await rename(file, aside);
@@ -88,18 +93,7 @@ async function removeStale(file: string, deadPid: number): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  const moved = await readHolder(aside);
-  if (moved !== deadPid) await link(aside, file).catch(() => undefined);
-  await rm(aside, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const moved = await readLock(aside);
+  if (moved?.content !== staleContent) await link(aside, file).catch(() => undefined);
+  await rm(aside, { recursive: true, force: true });
 }

@@ -486,6 +486,17 @@ export class KeywordIndex {
     return count;
   }
 
+  /**
+   * How many chunks (per field) hold a term, counting only live ones while discarded chunks await vacuuming: which
+   * completions and corrections a query gets must not depend on the index's edit history or on vacuum timing.
+   */
+  private liveFrequency(fields: TermPostings | undefined): number {
+    if (!fields) return 0;
+    let count = 0;
+    for (const postings of fields.values()) count += this.m._dirtCount > 0 ? this.liveCount(postings) : postings.size;
+    return count;
+  }
+
   private hasLiveChunk(fields: TermPostings): boolean {
     for (const postings of fields.values()) for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) return true;
     return false;
@@ -511,7 +522,7 @@ export class KeywordIndex {
       // The word being typed: the whole token and its trailing parts (`get-chil` → `get-chil`, `chil`).
       if (last && term.length >= PREFIX_MIN_LENGTH && lastWhole.endsWith(term)) this.addPrefixCompletions(plan, term, slot);
       // A word the vault does not contain is likely misspelt; a word it does contain is taken as meant.
-      if (term.length >= FUZZY_MIN_LENGTH && !CJK.test(term) && !this.m._index.get(term)) this.addTypoCorrections(plan, term, slot);
+      if (term.length >= FUZZY_MIN_LENGTH && !CJK.test(term) && !this.liveFrequency(this.m._index.get(term))) this.addTypoCorrections(plan, term, slot);
     }
     return plan;
   }
@@ -519,7 +530,8 @@ export class KeywordIndex {
   private addPrefixCompletions(plan: QueryPlan, term: string, slot: number): void {
     const candidates: Array<{ term: string; frequency: number }> = [];
     for (const [candidate, fields] of this.m._index.atPrefix(term)) {
-      if (candidate !== term) candidates.push({ term: candidate, frequency: postingCount(fields) });
+      const frequency = this.liveFrequency(fields);
+      if (candidate !== term && frequency > 0) candidates.push({ term: candidate, frequency });
     }
     candidates.sort((a, b) => b.frequency - a.frequency || (a.term < b.term ? -1 : 1));
     for (const candidate of candidates.slice(0, MAX_PREFIX_EXPANSIONS)) {
@@ -534,13 +546,14 @@ export class KeywordIndex {
     const maxDistance = Math.min(MAX_FUZZY_DISTANCE, Math.max(1, Math.round(term.length * FUZZINESS)));
     const candidates = new Map<string, { distance: number; frequency: number }>();
     for (const [candidate, [fields, distance]] of index.fuzzyGet(term, maxDistance)) {
-      if (distance > 0) candidates.set(candidate, { distance, frequency: postingCount(fields) });
+      const frequency = this.liveFrequency(fields);
+      if (distance > 0 && frequency > 0) candidates.set(candidate, { distance, frequency });
     }
     for (let i = 0; i + 1 < term.length; i++) {
       if (term[i] === term[i + 1]) continue;
       const swapped = term.slice(0, i) + term[i + 1] + term[i] + term.slice(i + 2);
-      const fields = index.get(swapped);
-      if (fields) candidates.set(swapped, { distance: 1, frequency: postingCount(fields) });
+      const frequency = this.liveFrequency(index.get(swapped));
+      if (frequency > 0) candidates.set(swapped, { distance: 1, frequency });
     }
     const best = [...candidates].sort(
       (a, b) => a[1].distance - b[1].distance || b[1].frequency - a[1].frequency || (a[0] < b[0] ? -1 : 1),
@@ -689,12 +702,6 @@ class TopK<T> {
       i = worst;
     }
   }
-}
-
-function postingCount(fields: TermPostings): number {
-  let count = 0;
-  for (const postings of fields.values()) count += postings.size;
-  return count;
 }
 
 /** Postings as base64 of varints: (short id delta, term frequency) pairs, ids ascending. ~4x smaller than JSON objects. */

@@ -29,7 +29,7 @@ export interface VectorIndex {
   upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void;
   /** Removes the ids that are present; returns how many were removed. */
   remove(ids: Iterable<string>): number;
-  /** Top-k by inner product, best first; `accept` filters ids. */
+  /** Top-k by inner product, best first, equal scores by id; `accept` filters ids. */
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
   /** Ids in label order. */
   ids(): string[];
@@ -127,7 +127,16 @@ class StoreBackedVectorIndex implements VectorIndex {
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[] {
     this.checkVector(query, 'The query vector');
     if (!(k >= 1) || this.store.size === 0) return [];
-    return this.engine.search(query, Math.min(Math.floor(k), this.store.size), accept);
+    const wanted = Math.min(Math.floor(k), this.store.size);
+    // Engines rank equal scores by row, i.e. by insertion order, which differs between a fresh build and an
+    // incremental one: ask for more until every hit tied with the last one kept is in, then rank ties by id.
+    let request = Math.min(wanted + 1, this.store.size);
+    let hits = this.engine.search(query, request, accept);
+    while (hits.length === request && request < this.store.size && hits[request - 1].score === hits[wanted - 1].score) {
+      request = Math.min(request * 2, this.store.size);
+      hits = this.engine.search(query, request, accept);
+    }
+    return hits.sort(compareVectorHits).slice(0, wanted);
   }
 
   save(dir: string): Promise<void> {
@@ -174,6 +183,11 @@ class StoreBackedVectorIndex implements VectorIndex {
       if (!Number.isFinite(vector[i])) throw new Error(`${what} has a non-finite value at position ${i}`);
     }
   }
+}
+
+/** Best first; equal scores by id. */
+function compareVectorHits(a: VectorHit, b: VectorHit): number {
+  return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function resolveOptions(options: VectorIndexOptions): ResolvedOptions {

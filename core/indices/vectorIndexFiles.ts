@@ -188,6 +188,27 @@ export async function readNativeIndex(faiss: FaissModule, dir: string, header: V
   }
 }
 
+/**
+ * The size and SHA-256 of each file of a saved index, for the index manifest. The vectors file's are the ones the
+ * header holds: loading checks them (readIndexFiles), so it need not be hashed twice on open (see
+ * `checkedWhenLoaded`). A damaged faiss file is only rebuilt by loading: the manifest's check reports it.
+ */
+export async function savedFileDigests(dir: string): Promise<Record<string, { bytes: number; sha256: string }>> {
+  const headerBytes = await fsp.readFile(path.join(dir, HEADER_FILE));
+  const header = JSON.parse(headerBytes.toString('utf8')) as VectorIndexHeader;
+  const digests: Record<string, { bytes: number; sha256: string }> = {
+    [HEADER_FILE]: { bytes: headerBytes.length, sha256: sha256(headerBytes) },
+    [header.vectorsFile]: { bytes: header.count * header.dims * 4, sha256: header.vectorsSha256 },
+  };
+  if (header.nativeFile && header.nativeBytes !== null && header.nativeSha256 !== null) digests[header.nativeFile] = { bytes: header.nativeBytes, sha256: header.nativeSha256 };
+  return digests;
+}
+
+/** Whether loading the index checks this file's digest itself (the vectors file: readIndexFiles). */
+export function checkedWhenLoaded(name: string): boolean {
+  return /^vectors-\d+\.f32$/.test(name);
+}
+
 function validateHeader(file: string, raw: unknown, dims: number): VectorIndexHeader {
   const fail = (reason: string): never => {
     throw new VectorIndexCorruptError(file, reason);

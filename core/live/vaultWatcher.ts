@@ -1,12 +1,14 @@
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { createPathFilter, type VaultScanOptions } from '../vault/scanVault.js';
+import { isInside } from '../indexing/dataPaths.js';
+import { createPathFilter, scanVault, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 
 /** One debounced batch of file system changes, vault-relative and `/`-separated. */
 export interface VaultChangeBatch {
   /** Files added, changed or deleted: each is re-examined on disk when the batch is applied. */
   files: Set<string>;
-  /** A folder was added or removed: the whole vault is reconciled. */
+  /** A folder (or a link to one) was added or removed: the whole vault is reconciled. */
   folders: boolean;
 }
 
@@ -21,6 +23,10 @@ export interface VaultWatcherOptions {
  * Watches the vault folder with chokidar, filtered by the config's include/exclude rules (chokidar takes no
  * globs), and turns bursts of events into batches: editors that save in pieces (awaitWriteFinish), atomic
  * rename-over saves, `git checkout` touching hundreds of files, all become one update.
+ *
+ * chokidar never follows symbolic links here: following them made it spin forever on a link loop and watch
+ * folders outside the vault. Instead the links the vault scan followed (loops already cut, outside links only
+ * when allowed) have their real targets watched, and events there are reported under the links' names.
  */
 export class VaultWatcher {
   private watcher?: FSWatcher;
@@ -28,39 +34,56 @@ export class VaultWatcher {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private closed = false;
+  private realRoot = '';
+  private filter: PathFilter;
+  /** Links followed by the last scan. */
+  private links: VaultLink[] = [];
+  /** Every link to a note or folder, followed or not, by vault-relative name: to tell a new or retargeted link from noise. */
+  private knownLinks = new Map<string, { realPath: string; isDirectory: boolean }>();
+  /** Link targets watched besides the vault folder. */
+  private watchedTargets = new Set<string>();
 
   constructor(
     private readonly root: string,
     private readonly scanOptions: VaultScanOptions,
     private readonly options: VaultWatcherOptions,
-  ) {}
+  ) {
+    this.filter = createPathFilter(scanOptions);
+  }
 
   async start(): Promise<void> {
-    const filter = createPathFilter(this.scanOptions);
-    const relative = (absolute: string) => path.relative(this.root, absolute).split(path.sep).join('/');
-    this.watcher = watch(this.root, {
+    this.realRoot = await realpath(this.root);
+    await this.findLinks();
+    this.watcher = watch([this.realRoot, ...this.watchedTargets], {
       ignoreInitial: true,
-      followSymlinks: true,
+      followSymlinks: false,
       awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 25 },
       atomic: true,
       ignored: (absolute, stats) => {
-        const rel = relative(absolute);
-        if (rel === '' || rel.startsWith('..')) return false;
-        if (filter.isExcludedDir(rel)) return true;
-        // Without stats chokidar is asking about a path it has not classified yet: keep it to decide later.
-        return stats?.isFile() ? !filter.isIncluded(rel) : false;
+        const names = this.namesOf(absolute);
+        // Kept unless ignored under every name it has in the vault (a folder chokidar passes on its way is kept).
+        return names.length > 0 && names.every((rel) => rel !== '' && (this.filter.isExcludedDir(rel) || (stats?.isFile() === true && !this.filter.isIncluded(rel))));
       },
     });
-    this.watcher.on('all', (event, absolute) => {
-      const rel = relative(absolute);
-      if (event === 'addDir' || event === 'unlinkDir') {
-        if (rel !== '') this.pending.folders = true;
-      } else {
-        this.pending.files.add(rel);
-      }
+    this.watcher.on('all', (event, absolute, stats) => {
+      const names = this.namesOf(absolute).filter((rel) => rel !== '');
+      if (names.length === 0) return;
+      if (event === 'addDir' || event === 'unlinkDir') this.pending.folders = true;
+      else if (event === 'unlink' && names.some((rel) => this.knownLinks.has(rel))) this.linkRemoved(names);
+      // Links come as file events, also when only their target's contents moved (fs.watch follows them).
+      else if (stats?.isSymbolicLink() || stats?.isDirectory()) return void this.linkEvent(absolute, names).catch((error: unknown) => this.report(error));
+      else for (const rel of names) this.pending.files.add(rel);
       this.schedule();
     });
-    this.watcher.on('error', (error) => this.options.onError(error instanceof Error ? error : new Error(String(error))));
+    // A name that is not valid UTF-8 reaches us with U+FFFD in place of its bad bytes, a path chokidar cannot stat,
+    // so only its raw event arrives: a scan, which reads names as bytes, reports that file.
+    this.watcher.on('raw', (_event, rawPath) => {
+      if (typeof rawPath === 'string' && rawPath.includes('\uFFFD')) {
+        this.pending.folders = true;
+        this.schedule();
+      }
+    });
+    this.watcher.on('error', (error) => this.report(error));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
@@ -77,6 +100,72 @@ export class VaultWatcher {
     this.timer = undefined;
     await this.watcher?.close();
     await this.running;
+  }
+
+  /** The links the scan follows, and which of their targets the vault watch does not already cover. */
+  private async findLinks(): Promise<void> {
+    const { links } = await scanVault(this.realRoot, this.scanOptions);
+    this.links = links.filter((link) => link.followed);
+    this.knownLinks = new Map(links.map((link) => [link.path, { realPath: link.realPath, isDirectory: link.isDirectory }]));
+    this.watchedTargets = new Set(this.links.filter((link) => !this.coveredByRootWatch(link.realPath)).map((link) => link.realPath));
+  }
+
+  private coveredByRootWatch(target: string): boolean {
+    if (!isInside(target, this.realRoot)) return false;
+    const rel = path.relative(this.realRoot, target).split(path.sep);
+    return !rel.some((_, i) => this.filter.isExcludedDir(rel.slice(0, i + 1).join('/')));
+  }
+
+  /** Every vault-relative name of an absolute path: its place in the vault, and its place under each followed link. */
+  private namesOf(absolute: string): string[] {
+    const relativeTo = (folder: string) => (isInside(absolute, folder) ? path.relative(folder, absolute).split(path.sep).join('/') : undefined);
+    const inVault = relativeTo(this.realRoot);
+    const names = inVault === undefined ? [] : [inVault];
+    for (const link of this.links) {
+      // An outside folder that holds the vault: the vault's own files keep their own names.
+      if (link.isDirectory && inVault !== undefined && !isInside(link.realPath, this.realRoot)) continue;
+      const rest = relativeTo(link.realPath);
+      if (rest !== undefined) names.push(rest === '' ? link.path : `${link.path}/${rest}`);
+    }
+    return names;
+  }
+
+  /** A link event: only a new or retargeted link matters; one to a folder means a reconcile, like a new folder. */
+  private async linkEvent(absolute: string, names: string[]): Promise<void> {
+    const target = await realpath(absolute).catch(() => undefined);
+    const isDirectory = target !== undefined && (await stat(target).catch(() => undefined))?.isDirectory() === true;
+    const changed = names.filter((rel) => this.knownLinks.get(rel)?.realPath !== target);
+    if (changed.length === 0 || this.closed) return;
+    for (const rel of changed) {
+      if (target === undefined) this.knownLinks.delete(rel);
+      else this.knownLinks.set(rel, { realPath: target, isDirectory });
+    }
+    if (isDirectory) this.pending.folders = true;
+    else for (const rel of changed) this.pending.files.add(rel);
+    this.schedule();
+  }
+
+  private linkRemoved(names: string[]): void {
+    for (const rel of names) {
+      if (this.knownLinks.get(rel)?.isDirectory) this.pending.folders = true;
+      else this.pending.files.add(rel);
+      this.knownLinks.delete(rel);
+    }
+  }
+
+  private report(error: unknown): void {
+    this.options.onError(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  /** After folders changed, links may have come or gone: watch the new targets, stop watching the old. */
+  private async refreshLinks(): Promise<void> {
+    const before = this.watchedTargets;
+    await this.findLinks();
+    if (this.closed || !this.watcher) return;
+    const added = [...this.watchedTargets].filter((t) => !before.has(t));
+    const removed = [...before].filter((t) => !this.watchedTargets.has(t));
+    if (added.length) this.watcher.add(added);
+    if (removed.length) await this.watcher.unwatch(removed);
   }
 
   private schedule(): void {
@@ -97,7 +186,10 @@ export class VaultWatcher {
     const batch = this.pending;
     if (batch.files.size === 0 && !batch.folders) return;
     this.pending = { files: new Set(), folders: false };
-    this.running = this.options.onBatch(batch).catch((error: unknown) => this.options.onError(error instanceof Error ? error : new Error(String(error))));
+    this.running = (async () => {
+      await this.options.onBatch(batch).catch((error: unknown) => this.report(error));
+      if (batch.folders) await this.refreshLinks().catch((error: unknown) => this.report(error));
+    })();
     await this.running;
     this.running = undefined;
     if (this.pending.files.size || this.pending.folders) this.schedule();

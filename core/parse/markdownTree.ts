@@ -44,13 +44,32 @@ function loadLanguage(): Promise<Language> {
 
 /** Builds note outlines with the tree-sitter-markdown block grammar (wasm). One instance per thread. */
 export class MarkdownOutliner {
-  private constructor(private readonly parser: Parser) {}
+  private constructor(
+    private readonly parser: Parser,
+    private readonly language: Language,
+  ) {}
 
   static async create(): Promise<MarkdownOutliner> {
     const language = await loadLanguage();
     const parser = new Parser();
     parser.setLanguage(language);
-    return new MarkdownOutliner(parser);
+    return new MarkdownOutliner(parser, language);
+  }
+
+  /**
+   * A new parser over the same grammar, for use after this one threw: a faulted parse leaves the parser's state
+   * broken (every later parse fails), while a new parser of the same module parses again. The module's memory
+   * may still hold damage, which is why the chunk worker also replaces its whole thread after a fault.
+   */
+  renew(): MarkdownOutliner {
+    try {
+      this.parser.delete();
+    } catch {
+      // Freeing a faulted parser may fault too; its memory is abandoned either way.
+    }
+    const parser = new Parser();
+    parser.setLanguage(this.language);
+    return new MarkdownOutliner(parser, this.language);
   }
 
   /**

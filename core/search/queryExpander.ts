@@ -28,8 +28,9 @@ export function termHash(term: string): string {
  * keyword search for "remove" also finds "delete". Only words that occur in the vault are ever added.
  */
 export class EmbeddingNeighbourExpander implements QueryExpander {
-  private terms: string[] = [];
-  private rows = new Map<string, number>();
+  /** Vocabulary words in the index, and those the model does not know (kept out of it, but not embedded again). */
+  private readonly indexed = new Set<string>();
+  private readonly unknown = new Set<string>();
   private index?: VectorIndex;
   private readonly queryVectors = new Map<string, Float32Array | null>();
 
@@ -40,30 +41,44 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
 
   /** The cache hashes of the vocabulary's vectors (kept when the cache is pruned). */
   hashes(): string[] {
-    return this.terms.map(termHash);
+    return [...this.indexed, ...this.unknown].map(termHash);
   }
 
-  /** (Re)builds the vocabulary index; only words never embedded before are embedded. */
+  /**
+   * Brings the vocabulary index in line with `vocabulary`: words no longer in it are removed, new ones added (only
+   * words never embedded before are embedded), so keeping up with an edited note costs little. The result is
+   * the same whatever the order of the changes: ties between words rank by word (vectorIndex breaks ties by id).
+   */
   async build(vocabulary: Iterable<string>): Promise<void> {
-    const words = [...new Set([...vocabulary].filter((t) => PLAIN_WORD.test(t) && !QUERY_STOP_WORDS.has(t)))].sort();
-    const missing = words.filter((w) => !this.cache.get(termHash(w)));
+    const words = new Set<string>();
+    for (const term of vocabulary) if (PLAIN_WORD.test(term) && !QUERY_STOP_WORDS.has(term)) words.add(term);
+    const added = [...words].filter((w) => !this.indexed.has(w) && !this.unknown.has(w)).sort();
+    // Hashed once: tens of thousands of words on a first build.
+    const hashes = new Map(added.map((w) => [w, termHash(w)]));
+    const missing = added.filter((w) => !this.cache.get(hashes.get(w)!));
     if (missing.length) {
       const vectors = await this.embedder.embed(missing);
-      missing.forEach((w, i) => this.cache.set(termHash(w), vectors[i]));
+      missing.forEach((w, i) => this.cache.set(hashes.get(w)!, vectors[i]));
     }
     const empty = await emptyTextVector(this.embedder);
+    // No await below: a search sees the vocabulary before this build or after it, never half of it.
+    const gone = [...this.indexed].filter((w) => !words.has(w));
+    for (const word of this.unknown) if (!words.has(word)) this.unknown.delete(word);
     const items: Array<{ id: string; vector: Float32Array }> = [];
-    for (const word of words) {
-      const vector = this.cache.get(termHash(word))!;
+    for (const word of added) {
+      const vector = this.cache.get(hashes.get(word)!);
+      if (!vector) continue; // pruned meanwhile: the next build embeds it again
       // Words the model does not know embed like empty text: they have no neighbours to offer.
-      if (!isEmptyLike(vector, empty)) items.push({ id: word, vector });
+      if (isEmptyLike(vector, empty)) this.unknown.add(word);
+      else items.push({ id: word, vector });
     }
     // The same exact inner-product index as the chunks' (faiss when it loads): a vocabulary scan per query word.
-    const index = createVectorIndex({ dims: this.embedder.dims, backend: 'auto', kind: 'flat', hnswThreshold: Number.MAX_SAFE_INTEGER });
-    index.upsert(items);
-    this.index = index;
-    this.terms = items.map((i) => i.id);
-    this.rows = new Map(items.map((item, row) => [item.id, row]));
+    this.index ??= createVectorIndex({ dims: this.embedder.dims, backend: 'auto', kind: 'flat', hnswThreshold: Number.MAX_SAFE_INTEGER });
+    this.index.remove(gone);
+    this.index.upsert(items);
+    for (const word of gone) this.indexed.delete(word);
+    for (const { id } of items) this.indexed.add(id);
+    // Query words' vectors are remembered between builds only: the cache stays the size of recent queries.
     this.queryVectors.clear();
   }
 
@@ -86,15 +101,15 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
         taken++;
       }
     }
-    return [...best].map(([term, score]) => ({ term, weight: EXPANSION_WEIGHT * score })).sort((a, b) => b.weight - a.weight);
+    return [...best].map(([term, score]) => ({ term, weight: EXPANSION_WEIGHT * score })).sort((a, b) => b.weight - a.weight || (a.term < b.term ? -1 : 1));
   }
 
   /** Query words' vectors: from the vocabulary when the vault has the word, else embedded (one call). */
   private async embedUnseen(words: string[]): Promise<void> {
     const unseen = words.filter((w) => !this.queryVectors.has(w));
-    const fromVocabulary = unseen.filter((w) => this.rows.has(w));
+    const fromVocabulary = unseen.filter((w) => this.indexed.has(w));
     for (const word of fromVocabulary) this.queryVectors.set(word, this.cache.get(termHash(word)) ?? null);
-    const toEmbed = unseen.filter((w) => !this.rows.has(w));
+    const toEmbed = unseen.filter((w) => !this.indexed.has(w));
     if (toEmbed.length === 0) return;
     const [vectors, empty] = await Promise.all([this.embedder.embed(toEmbed), emptyTextVector(this.embedder)]);
     toEmbed.forEach((word, i) => this.queryVectors.set(word, isEmptyLike(vectors[i], empty) ? null : vectors[i]));

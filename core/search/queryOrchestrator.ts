@@ -150,7 +150,7 @@ export class QueryOrchestrator {
       const chunk = note.chunks.find((c) => accept(c.id));
       if (chunk) picks.push({ note, chunk });
     }
-    return picks.sort((a, b) => b.note.mtimeMs - a.note.mtimeMs || a.note.path.localeCompare(b.note.path)).slice(0, k);
+    return picks.sort((a, b) => b.note.mtimeMs - a.note.mtimeMs || (a.note.path < b.note.path ? -1 : 1)).slice(0, k);
   }
 
   /** `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it. */

@@ -65,9 +65,17 @@ export function validateApiCall(method: unknown, args: unknown): ValidCall {
   }
 }
 
-/** A vault-relative note path as the index names notes: "Folder/Note.md". */
+/**
+ * A vault-relative note path as the index names notes: "Folder/Note.md". File names may hold tabs, newlines and
+ * other control characters (only NUL and "/" are impossible), and the core serves only paths its index knows, so
+ * only NUL is refused here: refusing more made such notes findable but impossible to open.
+ */
 export function checkNotePath(value: unknown, what = 'path'): string {
-  const text = checkText(value, what, MAX_PATH);
+  if (typeof value !== 'string') throw new ApiArgumentError(`${what}: expected a string, got ${describe(value)}`);
+  if (value.length === 0) throw new ApiArgumentError(`${what}: must not be empty`);
+  if (value.length > MAX_PATH) throw new ApiArgumentError(`${what}: longer than ${MAX_PATH} characters`);
+  if (value.includes('\u0000')) throw new ApiArgumentError(`${what}: contains a NUL character`);
+  const text = value;
   if (text.includes('\\')) throw new ApiArgumentError(`${what}: use "/" between folders, not "\\"`);
   if (text.startsWith('/') || path.posix.isAbsolute(text) || path.win32.isAbsolute(text) || /^[a-zA-Z]:/.test(text)) {
     throw new ApiArgumentError(`${what}: must be relative to the vault, not absolute`);

@@ -1,3 +1,4 @@
+// Over 400 lines: the running app's core (vault, watcher, config reload, settings, events) until it is split into use cases.
 import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,13 +7,12 @@ import { answerQuestion } from '../answer/index.js';
 import { CairnVault, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
 import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
 import { setConfigValue } from '../config/editConfig.js';
-import { ConfigError, parseConfig, resolveConfigPaths } from '../config/loadConfig.js';
+import { checkConfigText, type DataFolderKey } from '../config/checkConfigText.js';
 import { CONFIG_SCHEMA, defaultConfig, type CairnConfig, type OptionSpec } from '../config/schema.js';
 import { writeFileAtomic } from '../indexing/atomicWrite.js';
 import { VaultWatcher, type VaultChangeBatch } from '../live/vaultWatcher.js';
 import { SerialQueue } from '../live/serialQueue.js';
 import { parseFrontmatter } from '../parse/frontmatter.js';
-import { readNoteFile } from '../vault/readNoteFile.js';
 
 export interface ServiceOptions {
   /** config.toml to use and watch; without one, defaults apply (and settings cannot be saved). */
@@ -103,10 +103,17 @@ export class CairnService implements CairnApi {
     const absolute = path.resolve(vaultPath);
     const info = await stat(absolute).catch(() => undefined);
     if (!info?.isDirectory()) throw new Error(`${absolute} is not a folder`);
-    this.vaultOverride = absolute;
     const config = structuredClone(this.config);
     config.vault.path = absolute;
-    await this.queue.run(() => this.reopen(config));
+    const previousOverride = this.vaultOverride;
+    this.vaultOverride = absolute;
+    try {
+      await this.queue.run(() => this.reopen(config));
+    } catch (error) {
+      // A vault that could not be opened is not the one later config reloads reopen.
+      if (this.vault?.vaultPath !== absolute) this.vaultOverride = previousOverride;
+      throw error;
+    }
     await this.remember(absolute);
     return this.getState();
   }
@@ -131,8 +138,7 @@ export class CairnService implements CairnApi {
     const vault = this.requireVault();
     const info = vault.noteInfo(notePath);
     if (!info) throw new Error(`${notePath} is not an indexed note`);
-    const absPath = path.join(vault.vaultPath, notePath);
-    const source = await readNoteFile({ path: notePath, absPath, size: 0, mtimeMs: 0 });
+    const source = await vault.readNote(notePath);
     const link = (p: string) => ({ path: p, title: vault.noteInfo(p)?.record.title ?? path.basename(p).replace(/\.[^.]+$/, '') });
     const obsidian = existsSync(path.join(vault.vaultPath, '.obsidian'));
     return {
@@ -175,18 +181,8 @@ export class CairnService implements CairnApi {
     return { file, text, options, ...(this.configProblem ? { problem: this.configProblem } : {}) };
   }
 
-  async saveConfigText(text: string): Promise<SaveConfigResult> {
-    const file = this.options.configFile;
-    if (!file) return { ok: false, problem: { file: '', message: 'no config file: start Cairn with --config FILE to save settings' } };
-    let next: CairnConfig;
-    try {
-      next = parseConfig(text, file);
-    } catch (error) {
-      if (error instanceof ConfigError) return { ok: false, problem: problemOf(error) };
-      throw error;
-    }
-    await writeFileAtomic(file, text);
-    return { ok: true, ...(await this.applyConfig(resolveConfigPaths(next, file))) };
+  saveConfigText(text: string): Promise<SaveConfigResult> {
+    return this.writeConfigText(text);
   }
 
   async saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult> {
@@ -194,7 +190,8 @@ export class CairnService implements CairnApi {
     if (!file) return { ok: false, problem: { file: '', message: 'no config file: start Cairn with --config FILE to save settings' } };
     let text = await readFile(file, 'utf8').catch(() => '');
     for (const [key, value] of Object.entries(values)) text = setConfigValue(text, key, value);
-    return this.saveConfigText(text);
+    const movedVault = Object.hasOwn(values, 'vault.path') && !Object.hasOwn(values, 'index.data_dir');
+    return this.writeConfigText(text, movedVault ? 'vault.path' : undefined);
   }
 
   async openInEditor(): Promise<void> {
@@ -332,15 +329,25 @@ export class CairnService implements CairnApi {
     });
   }
 
+  /** Writes config.toml only once `text` passes every check, so a rejected save leaves the file as it was. */
+  private async writeConfigText(text: string, blame?: DataFolderKey): Promise<SaveConfigResult> {
+    const file = this.options.configFile;
+    if (!file) return { ok: false, problem: { file: '', message: 'no config file: start Cairn with --config FILE to save settings' } };
+    const checked = await checkConfigText(text, { file, applyOverrides: (config) => this.applyOverrides(config), blame });
+    if ('problem' in checked) return { ok: false, problem: checked.problem };
+    await writeFileAtomic(file, text);
+    return { ok: true, ...(await this.applyConfig(checked.config)) };
+  }
+
   private async readConfigFile(): Promise<{ config: CairnConfig } | { problem: ConfigProblem }> {
     const file = this.options.configFile!;
+    let text: string;
     try {
-      const text = await readFile(file, 'utf8');
-      return { config: resolveConfigPaths(parseConfig(text, file), file) };
+      text = await readFile(file, 'utf8');
     } catch (error) {
-      if (error instanceof ConfigError) return { problem: problemOf(error) };
       return { problem: { file, message: `cannot read config file (${(error as NodeJS.ErrnoException).code ?? String(error)})` } };
     }
+    return checkConfigText(text, { file, applyOverrides: (config) => this.applyOverrides(config) });
   }
 
   private watchConfig(): void {
@@ -348,6 +355,8 @@ export class CairnService implements CairnApi {
     this.configWatcher = watch(file, { ignoreInitial: true, atomic: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 25 } });
     this.configWatcher.on('all', async () => {
       const loaded = await this.readConfigFile();
+      // A change read while close() runs must not reopen a vault (its worker process would outlive the service).
+      if (this.closed) return;
       if ('problem' in loaded) {
         this.configProblem = loaded.problem;
         this.emit({ type: 'config-rejected', problem: loaded.problem });
@@ -408,6 +417,3 @@ export class CairnService implements CairnApi {
   }
 }
 
-function problemOf(error: ConfigError): ConfigProblem {
-  return { file: error.file, message: error.detail, ...(error.line ? { line: error.line } : {}), ...(error.column ? { column: error.column } : {}), ...(error.key ? { key: error.key } : {}) };
-}

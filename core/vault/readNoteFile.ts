@@ -1,5 +1,6 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, constants as fsConstants } from 'node:fs';
 import type { VaultFileEntry } from './scanVault.js';
+import { specialFileReason } from './vaultPaths.js';
 
 export interface NoteSource {
   path: string;
@@ -30,11 +31,12 @@ export async function readNoteFile(entry: VaultFileEntry): Promise<NoteSource> {
   let size: number;
   let mtimeMs: number;
   try {
-    // One handle for stat and read so size/mtime describe the bytes actually read.
-    const handle = await fs.open(entry.absPath, 'r');
+    // One handle for stat and read so size/mtime describe the bytes actually read. Non-blocking, because opening
+    // a FIFO (a file swapped for one after the scan) would otherwise wait forever for a writer; regular files ignore it.
+    const handle = await fs.open(entry.absPath, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
     try {
       const stats = await handle.stat();
-      if (!stats.isFile()) throw new NoteReadError(entry.path, 'not a regular file');
+      if (!stats.isFile()) throw new NoteReadError(entry.path, specialFileReason(stats) ?? 'not a regular file');
       bytes = await handle.readFile();
       size = bytes.length;
       mtimeMs = stats.mtimeMs;

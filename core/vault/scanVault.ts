@@ -1,11 +1,15 @@
-import { promises as fs, constants as fsConstants, type Dirent } from 'node:fs';
+import { promises as fs, constants as fsConstants, type Dirent, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import picomatch from 'picomatch';
+import { isInside } from '../indexing/dataPaths.js';
+import { outsideLinkReason, specialFileReason } from './vaultPaths.js';
 
 export interface VaultScanOptions {
   include: string[];
   exclude: string[];
   extensions: string[];
+  /** Follow symbolic links whose real path is outside the vault (`[vault] follow_outside_links`). */
+  follow_outside_links?: boolean;
 }
 export interface VaultFileEntry {
   path: string;
@@ -17,9 +21,19 @@ export interface VaultWarning {
   path: string;
   reason: string;
 }
+/** A symbolic link the scan met, to a note or a folder (the watcher watches the targets of those followed). */
+export interface VaultLink {
+  path: string;
+  /** The link's target, fully resolved. */
+  realPath: string;
+  isDirectory: boolean;
+  /** False for a link out of the vault (not allowed), a loop, or a second route to a folder already scanned. */
+  followed: boolean;
+}
 export interface VaultScan {
   files: VaultFileEntry[];
   warnings: VaultWarning[];
+  links: VaultLink[];
 }
 
 export interface PathFilter {
@@ -89,6 +103,14 @@ interface DirToScan {
   identity: string;
   // Identities of the folders above, to tell a loop from a second route to the same folder.
   ancestry: string[];
+  /** The folder's real path when it is entered through a symbolic link. */
+  linkTarget?: string;
+}
+
+interface ScanContext {
+  filter: PathFilter;
+  realRoot: string;
+  followOutside: boolean;
 }
 
 async function directoryIdentity(absPath: string): Promise<string> {
@@ -101,16 +123,19 @@ async function directoryIdentity(absPath: string): Promise<string> {
 export async function scanVault(root: string, options: VaultScanOptions): Promise<VaultScan> {
   const rootAbs = nodePath.resolve(root);
   let rootStats;
+  let realRoot: string;
   try {
     rootStats = await fs.stat(rootAbs);
+    realRoot = await fs.realpath(rootAbs);
   } catch (error) {
     throw new Error(`Vault root ${rootAbs} cannot be opened: ${describeError(error)}`);
   }
   if (!rootStats.isDirectory()) throw new Error(`Vault root ${rootAbs} is not a directory`);
 
-  const filter = createPathFilter(options);
+  const context: ScanContext = { filter: createPathFilter(options), realRoot, followOutside: options.follow_outside_links === true };
   const files: VaultFileEntry[] = [];
   const warnings: VaultWarning[] = [];
+  const links: VaultLink[] = [];
   const scannedDirs = new Map<string, string>();
   const rootIdentity = await directoryIdentity(rootAbs);
   // Symlinked folders wait until all real folders are done, so a folder reachable both ways is
@@ -121,6 +146,7 @@ export async function scanVault(root: string, options: VaultScanOptions): Promis
   for (let dir = realDirs.pop(); dir !== undefined; dir = realDirs.pop() ?? linkedDirs.shift()) {
     const seenAt = scannedDirs.get(dir.identity);
     if (seenAt !== undefined) {
+      if (dir.linkTarget !== undefined) links.push({ path: dir.relPath, realPath: dir.linkTarget, isDirectory: true, followed: false });
       const where = seenAt === '' ? 'the vault root' : seenAt;
       warnings.push({
         path: dir.relPath,
@@ -131,26 +157,29 @@ export async function scanVault(root: string, options: VaultScanOptions): Promis
       continue;
     }
     scannedDirs.set(dir.identity, dir.relPath);
+    if (dir.linkTarget !== undefined) links.push({ path: dir.relPath, realPath: dir.linkTarget, isDirectory: true, followed: true });
 
-    let entries: Dirent[];
+    let entries: Dirent<Buffer>[];
     try {
-      entries = await fs.readdir(dir.absPath, { withFileTypes: true });
+      // Names as bytes: a name that is not UTF-8 would otherwise come back mangled and look like a vanished file.
+      entries = await fs.readdir(dir.absPath, { withFileTypes: true, encoding: 'buffer' });
     } catch (error) {
       // Silently yielding an empty vault could make callers drop the whole index, so the root is fatal.
       if (dir.relPath === '') throw new Error(`Vault root ${rootAbs} cannot be read: ${describeError(error)}`);
       warnings.push({ path: dir.relPath, reason: `directory not readable: ${describeError(error)}` });
       continue;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    entries.sort((a, b) => Buffer.compare(a.name, b.name));
 
-    const results = await Promise.all(entries.map((entry) => examineEntry(dir!, entry, filter)));
+    const results = await Promise.all(entries.map((entry) => examineEntry(dir!, entry, context)));
     const ancestry = [...dir.ancestry, dir.identity];
     const subdirs: DirToScan[] = [];
     for (const result of results) {
       if (result === undefined) continue;
+      if (result.kind !== 'dir' && result.link) links.push(result.link);
       if (result.kind === 'warning') warnings.push(result.warning);
       else if (result.kind === 'file') files.push(result.file);
-      else if (result.viaSymlink) linkedDirs.push({ ...result.dir, ancestry });
+      else if (result.dir.linkTarget !== undefined) linkedDirs.push({ ...result.dir, ancestry });
       else subdirs.push({ ...result.dir, ancestry });
     }
     // Reversed so the stack pops subdirectories in name order.
@@ -158,48 +187,70 @@ export async function scanVault(root: string, options: VaultScanOptions): Promis
   }
 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, warnings };
+  return { files, warnings, links };
 }
 
 type EntryResult =
-  | { kind: 'file'; file: VaultFileEntry }
-  | { kind: 'dir'; dir: Omit<DirToScan, 'ancestry'>; viaSymlink: boolean }
-  | { kind: 'warning'; warning: VaultWarning };
+  | { kind: 'file'; file: VaultFileEntry; link?: VaultLink }
+  | { kind: 'dir'; dir: Omit<DirToScan, 'ancestry'> }
+  | { kind: 'warning'; warning: VaultWarning; link?: VaultLink };
 
-async function examineEntry(dir: DirToScan, entry: Dirent, filter: PathFilter): Promise<EntryResult | undefined> {
-  const relPath = dir.relPath === '' ? entry.name : `${dir.relPath}/${entry.name}`;
-  const absPath = nodePath.join(dir.absPath, entry.name);
+const utf8Name = new TextDecoder('utf-8', { fatal: true });
 
-  let isDir = entry.isDirectory();
-  let isFile = entry.isFile();
+function warning(path: string, reason: string): EntryResult {
+  return { kind: 'warning', warning: { path, reason } };
+}
+
+async function examineEntry(dir: DirToScan, entry: Dirent<Buffer>, { filter, realRoot, followOutside }: ScanContext): Promise<EntryResult | undefined> {
+  const child = (name: string) => (dir.relPath === '' ? name : `${dir.relPath}/${name}`);
+  let name: string;
+  try {
+    name = utf8Name.decode(entry.name);
+  } catch {
+    const shown = child(entry.name.toString('utf8'));
+    const matters = entry.isDirectory() ? !filter.isExcludedDir(shown) : filter.isIncluded(shown);
+    return matters ? warning(shown, 'file name is not valid UTF-8: rename it') : undefined;
+  }
+  const relPath = child(name);
+  const absPath = nodePath.join(dir.absPath, name);
+
+  let kind: Pick<Stats, 'isFile' | 'isDirectory' | 'isFIFO' | 'isSocket' | 'isBlockDevice' | 'isCharacterDevice'> = entry;
+  let linkTarget: string | undefined;
   if (entry.isSymbolicLink()) {
     if (filter.isExcludedDir(relPath)) return undefined;
     try {
-      const target = await fs.stat(absPath);
-      isDir = target.isDirectory();
-      isFile = target.isFile();
+      [kind, linkTarget] = await Promise.all([fs.stat(absPath), fs.realpath(absPath)]);
     } catch (error) {
       if (!filter.isIncluded(relPath) && errorCode(error) === 'ENOENT') return undefined;
-      return { kind: 'warning', warning: { path: relPath, reason: `broken symbolic link: ${describeError(error)}` } };
+      return warning(relPath, `broken symbolic link: ${describeError(error)}`);
+    }
+    const matters = kind.isDirectory() || filter.isIncluded(relPath);
+    if (matters && !followOutside && !isInside(linkTarget, realRoot)) {
+      const link = { path: relPath, realPath: linkTarget, isDirectory: kind.isDirectory(), followed: false };
+      return { kind: 'warning', warning: { path: relPath, reason: outsideLinkReason(linkTarget) }, link };
     }
   }
 
-  if (isDir) {
+  if (kind.isDirectory()) {
     if (filter.isExcludedDir(relPath)) return undefined;
     try {
       const identity = await directoryIdentity(absPath);
-      return { kind: 'dir', dir: { absPath, relPath, identity }, viaSymlink: entry.isSymbolicLink() };
+      return { kind: 'dir', dir: { absPath, relPath, identity, linkTarget } };
     } catch (error) {
-      return { kind: 'warning', warning: { path: relPath, reason: `directory not readable: ${describeError(error)}` } };
+      return warning(relPath, `directory not readable: ${describeError(error)}`);
     }
   }
 
-  if (!isFile || !filter.isIncluded(relPath)) return undefined;
+  if (!filter.isIncluded(relPath)) return undefined;
+  // Never opened: opening a FIFO for reading blocks until someone writes to it.
+  if (!kind.isFile()) return warning(relPath, specialFileReason(kind) ?? 'not a regular file: skipped');
   try {
-    const stats = await fs.stat(absPath);
-    await fs.access(absPath, fsConstants.R_OK);
-    return { kind: 'file', file: { path: relPath, absPath, size: stats.size, mtimeMs: stats.mtimeMs } };
+    const filePath = linkTarget ?? absPath;
+    const stats = await fs.stat(filePath);
+    await fs.access(filePath, fsConstants.R_OK);
+    const file = { path: relPath, absPath: filePath, size: stats.size, mtimeMs: stats.mtimeMs };
+    return { kind: 'file', file, ...(linkTarget ? { link: { path: relPath, realPath: linkTarget, isDirectory: false, followed: true } } : {}) };
   } catch (error) {
-    return { kind: 'warning', warning: { path: relPath, reason: `file not readable: ${describeError(error)}` } };
+    return warning(relPath, `file not readable: ${describeError(error)}`);
   }
 }

@@ -1,6 +1,7 @@
 // The rendered note: sanitised DOM inserted as nodes, cited lines highlighted, scrolled to the cited heading,
 // and links handled inside the app (wikilinks and vault-relative links resolved through the api).
 import { useEffect, useLayoutEffect, useRef, type MouseEvent } from 'react';
+import { isAllowedExternalUrl } from '../../../electron/externalLinks.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { linesBefore, renderNoteBody } from '../markdown/renderNote.ts';
 
@@ -66,8 +67,8 @@ export function NoteBody({ path, text, bodyStart, citation, heading, onNavigate,
     const link = (event.target as Element).closest('a');
     if (!link) return;
     const href = link.getAttribute('href') ?? '';
-    // External links open in the browser / OS (target=_blank); everything else stays in the app.
-    if (/^(https?:|mailto:)/i.test(href)) return;
+    // Links the sanitiser let out open in the browser / OS (target=_blank); everything else stays in the app.
+    if (isAllowedExternalUrl(href)) return;
     event.preventDefault();
     if (link.hasAttribute('data-wikilink') || link.hasAttribute('data-vault-link')) {
       const resolved = link.dataset.resolved;

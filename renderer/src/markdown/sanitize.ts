@@ -1,22 +1,23 @@
 // The only way note HTML reaches the page: markdown-it output through DOMPurify, returned as a DOM fragment (never
 // re-serialised and re-parsed). Notes may hold hostile HTML (<script>, on* handlers, javascript: links): all of it is
-// dropped. Links to the web open outside the app; images other than data: URLs are not fetched (no remote content).
+// dropped. Links that may leave the app (web, restricted mailto:, obsidian://open: the desktop app's own allow-list)
+// open outside it; other schemes lose their link; images other than data: URLs are not fetched (no remote content).
 import DOMPurify from 'dompurify';
+import { isAllowedExternalUrl } from '../../../electron/externalLinks.ts';
 
 const purifier = DOMPurify(window);
 
-const EXTERNAL = /^(https?:|mailto:)/i;
 const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
 purifier.addHook('afterSanitizeAttributes', (node) => {
   if (node instanceof HTMLAnchorElement) {
     const href = node.getAttribute('href') ?? '';
-    if (EXTERNAL.test(href)) {
+    if (isAllowedExternalUrl(href)) {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
       node.classList.add('external-link');
     } else if (ANY_SCHEME.test(href)) {
-      // tel:, ftp:, file:… have no business in the note view: keep the text, drop the link.
+      // tel:, file:, mailto:…?attach=, obsidian://advanced-uri…: keep the text, drop the link.
       node.removeAttribute('href');
     } else if (href && !href.startsWith('#') && !node.hasAttribute('data-wikilink')) {
       node.setAttribute('data-vault-link', href);

@@ -1,0 +1,40 @@
+// The chunk worker thread: chunks notes with its own tree-sitter instance, so a note that faults the WASM parser
+// (or exhausts memory) costs this thread, never the indexer's. See chunkerPool.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ChunkingConfig } from '../config/schema.js';
+import { createChunker } from './createChunker.js';
+import { SafeOutliner } from './safeOutliner.js';
+import { BasicTokenCounter } from './tokenCounter.js';
+import type { ChunkedNote, NoteInput } from './types.js';
+
+export interface ChunkWorkerInit {
+  config: ChunkingConfig;
+  /** The token window; tokens are counted with `BasicTokenCounter` (exact for the models chunked here). */
+  window: number;
+}
+
+export interface ChunkRequest {
+  id: number;
+  note: NoteInput;
+  /** Chunk as plain text for this reason: the note crashed a worker before. */
+  plainReason?: string;
+}
+
+/** `ready` once the parser is loaded (the timeout of a note counts from then), then one reply per request. */
+export type ChunkReply = { ready: true } | ({ id: number; recycle: boolean } & ({ result: ChunkedNote } | { error: string }));
+
+const { config, window } = workerData as ChunkWorkerInit;
+const outliner = await SafeOutliner.create();
+const chunker = await createChunker(config, new BasicTokenCounter(window), outliner);
+
+parentPort!.on('message', ({ id, note, plainReason }: ChunkRequest) => {
+  outliner.plainReason = plainReason;
+  let reply: ChunkReply;
+  try {
+    reply = { id, result: chunker.chunk(note), recycle: outliner.faults > 0 };
+  } catch (error) {
+    reply = { id, error: (error as Error).message, recycle: true };
+  }
+  parentPort!.postMessage(reply);
+});
+parentPort!.postMessage({ ready: true } satisfies ChunkReply);

@@ -1,0 +1,61 @@
+// The chunk worker thread: same chunks as in-thread chunking, and a worker that hangs or dies costs one note at most.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { WorkerNoteChunker } from '../core/chunking/chunkerPool.js';
+import { createChunker } from '../core/chunking/createChunker.js';
+import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
+import { chunkingConfig, paragraph } from './support/chunking.js';
+
+const note = (path: string, text: string) => ({ path, text, mtimeMs: 1 });
+
+describe('WorkerNoteChunker', { timeout: 120_000 }, () => {
+  it('gives exactly the chunks of the in-thread chunker, in request order', async () => {
+    const config = chunkingConfig();
+    const inThread = await createChunker(config, new BasicTokenCounter(510));
+    const worker = new WorkerNoteChunker({ config, window: 510 });
+    try {
+      const texts = Array.from({ length: 6 }, (_, i) => `# Note ${i}\n\n${paragraph(40 * i + 1, i)}\n\n## Sub\n\n- [[link ${i}]] #tag${i}\n`);
+      const results = await Promise.all(texts.map((text, i) => worker.chunk(note(`n${i}.md`, text))));
+      texts.forEach((text, i) => assert.deepEqual(results[i], inThread.chunk(note(`n${i}.md`, text))));
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a note that hangs its worker is retried as plain text, then fails by itself; the notes after it are chunked', async () => {
+    // A 1 s limit that a 6 MB line cannot meet, even as plain text (about 5 s), stands in for a parser that never returns.
+    const worker = new WorkerNoteChunker({ config: chunkingConfig(), window: 510 }, 1000);
+    try {
+      const slow = worker.chunk(note('slow.md', `# Slow\n\n${'granite stone '.repeat(430_000)}\n`)).then(
+        () => 'chunked',
+        (e: Error) => e.message,
+      );
+      const next = worker.chunk(note('next.md', '# Next\n\nshort\n'));
+      assert.match(await slow, /^could not be chunked: no result after 1 s$/);
+      assert.deepEqual((await next).chunks.map((c) => c.headerPath), [['Next']]);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('a note nested too deep comes back as plain text with a warning, and the worker goes on', async () => {
+    const worker = new WorkerNoteChunker({ config: chunkingConfig(), window: 510 });
+    try {
+      const deep = await worker.chunk(note('deep.md', `# N\n\n${'- '.repeat(10_000)}deep item\n`));
+      assert.match(deep.warning ?? '', /indexed as plain text/);
+      const after = await worker.chunk(note('after.md', '# A\n\n- x\n  - y\n'));
+      assert.equal(after.warning, undefined);
+      assert.equal(after.chunks[0].headerPath[0], 'A');
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('is closed cleanly: pending work is refused, the process is not held open', async () => {
+    const worker = new WorkerNoteChunker({ config: chunkingConfig(), window: 510 });
+    const pending = assert.rejects(worker.chunk(note('a.md', '# A\n\ntext\n')), /closed/);
+    await worker.close();
+    await pending;
+    await assert.rejects(worker.chunk(note('b.md', 'b')), /closed/);
+  });
+});
