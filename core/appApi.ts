@@ -18,7 +18,8 @@ export interface AskRequest {
 }
 
 /** The checked answer: its text with [n] markers, the citations they name, the passages retrieved, and notices. */
-export type AskResponse = Answer;
+/** The answer, and the question's words the app marks in the passages' snippets. */
+export type AskResponse = Answer & { highlightTerms: string[] };
 
 /** A problem in config.toml, located as precisely as possible. */
 export interface ConfigProblem {

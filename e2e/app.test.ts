@@ -87,6 +87,13 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await page.getByTestId('results-summary').filter({ hasText: 'hybrid' }).waitFor();
   });
 
+  test('question words are not highlighted: what is marked is what the search matched', async () => {
+    await searchAndWait('how do I set the chunk size like this');
+    const marks = (await page.getByTestId('result-item').first().locator('mark').allTextContents()).map((m) => m.toLowerCase());
+    assert.ok(marks.some((m) => m.startsWith('chunk')), `highlighted terms: ${marks.join(', ')}`);
+    for (const word of ['how', 'do', 'like', 'this', 'the']) assert.ok(!marks.includes(word), `"${word}" is highlighted: ${marks.join(', ')}`);
+  });
+
   test('opens a result with the cited heading highlighted and in view', async () => {
     const first = page.getByTestId('result-item').first();
     const lines = /lines (\d+)–(\d+)/.exec((await first.locator('.result-meta').textContent()) ?? '')!;

@@ -90,7 +90,7 @@ async function assertCitationsReal(vaultDir: string, answer: Answer): Promise<vo
 }
 
 describe('answer units', () => {
-  it('keep list items and table rows whole, skip headings, code and front matter, with exact offsets', () => {
+  it('keep list items and table rows whole (rows read as "header: cell"), skip headings, code and front matter, with exact offsets', () => {
     const text = '---\ntitle: x\n---\n# Title\n\nOne sentence wraps\nhere. Two is next.\n\n- item one\n  goes on\n- [ ] a task\n\n```\ncode. more code.\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\nSetext\n---\n> Quoted line here.';
     const units = answerUnits(text, true);
     assert.deepEqual(
@@ -100,8 +100,7 @@ describe('answer units', () => {
         ['sentence', 'Two is next.'],
         ['item', 'item one goes on'],
         ['item', 'a task'],
-        ['row', '| a | b |'],
-        ['row', '| 1 | 2 |'],
+        ['row', 'a: 1; b: 2'],
         ['sentence', 'Quoted line here.'],
       ],
     );
@@ -185,7 +184,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     // A vault whose search finds nothing (an empty vault): a double saves opening a second embedding model.
     const nothing: AnswerVault = {
       config: vault.config,
-      search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 }),
+      search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 }),
       sectionChunks: () => undefined,
       embed: (texts) => vault.embed(texts),
     };

@@ -39,6 +39,8 @@ async function openVault(vault: string, dataDir: string): Promise<CairnVault> {
   const config = defaultConfig();
   config.vault.path = vault;
   config.index.data_dir = dataDir;
+  // Off by default; on here, so that its vocabulary (the part that depends on build order) is checked too.
+  config.search.query_expansion = true;
   return CairnVault.open(config);
 }
 

@@ -28,11 +28,11 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
-    return { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] };
+    return { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] };
   }
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
@@ -231,9 +231,9 @@ describe('main-process IPC dispatcher', () => {
   test('forwards valid calls and returns their results', async () => {
     const api = new RecordingApi();
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
-    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], tookMs: 0 } });
+    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
-    assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
+    assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] } });
     assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink', 'ask']);
   });
 

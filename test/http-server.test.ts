@@ -29,11 +29,11 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], tookMs: 1 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 1 };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
-    return { answer: `About ${request.question} [1].`, mode: 'extractive', confident: true, citations: [], sources: [] };
+    return { answer: `About ${request.question} [1].`, mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] };
   }
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
@@ -174,14 +174,14 @@ describe('browser-mode HTTP server', () => {
   test('api calls round-trip their arguments and results', async () => {
     const reply = await call(server, 'search', [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }]);
     assert.equal(reply.status, 200);
-    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, operators: [], mode: 'keyword', results: [], expansions: [], tookMs: 1 } });
+    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, operators: [], mode: 'keyword', results: [], expansions: [], highlightTerms: [], tookMs: 1 } });
     assert.deepEqual(api.calls.at(-1), { method: 'search', args: [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }] });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Known', 'Folder/A.md'])).body), { result: 'Known.md' });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Other', 'Folder/A.md'])).body), { result: null });
     assert.deepEqual(JSON.parse((await call(server, 'saveConfigValues', [{ 'chunking.max_chunk_chars': 800 }])).body), { result: { ok: true, rebuild: 'chunking changed' } });
     const asked = await call(server, 'ask', [{ question: 'overlap', mode: 'extractive', k: 4, requestId: 'r-1' }]);
     assert.equal(asked.status, 200);
-    assert.deepEqual(JSON.parse(asked.body), { result: { answer: 'About overlap [1].', mode: 'extractive', confident: true, citations: [], sources: [] } });
+    assert.deepEqual(JSON.parse(asked.body), { result: { answer: 'About overlap [1].', mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] } });
     assert.deepEqual(api.calls.at(-1), { method: 'ask', args: [{ question: 'overlap', mode: 'extractive', k: 4, requestId: 'r-1' }] });
   });
 

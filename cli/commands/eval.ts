@@ -1,6 +1,8 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { evaluate, readQuestions, type RetrievalMetrics } from '../../core/search/evaluation.js';
-import { withCommonOptions, type CommonOptions } from '../options.js';
+import { copyWithSeededMtimes } from '../../core/search/seededMtimes.js';
+import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
+import { printAnswerEval } from './evalAnswers.js';
 import { indexWithProgress, withVault } from './vaultCommands.js';
 
 export function registerEvalCommand(program: Command): void {
@@ -10,11 +12,18 @@ export function registerEvalCommand(program: Command): void {
       .description('retrieval quality on a labelled question set: Recall@5, Recall@10 and MRR@10 for keyword, vector and hybrid search')
       .requiredOption('--queries <file>', 'JSONL questions ({ q, relevant: [{ path, heading }], kind })')
       .option('--by-kind', 'also report each question kind')
-      .option('--per-question', 'also list the rank of the first relevant result per question'),
-  ).action((options: CommonOptions & { queries: string; byKind?: boolean; perQuestion?: boolean }) =>
-    withVault(options, async (vault) => {
+      .option('--per-question', 'also list the rank of the first relevant result per question')
+      .option('--mtimes <seed>', 'evaluate on a temporary copy of the vault with seeded modification times (5% this week, 10% this month, the rest over two years)', seedOf)
+      .option('--answers', 'score extractive answers instead: share citing a relevant section, share containing the answer_hint'),
+  ).action(async (options: CommonOptions & { queries: string; byKind?: boolean; perQuestion?: boolean; answers?: boolean; mtimes?: number }) => {
+    const vaultPath = (await resolveConfig(options)).config.vault.path;
+    // Without a vault path withVault says so; only a named vault is copied.
+    const copy = options.mtimes === undefined || !vaultPath ? undefined : await copyWithSeededMtimes(vaultPath, options.mtimes);
+    if (copy) options.vault = copy.dir;
+    await withVault(options, async (vault) => {
       const questions = await readQuestions(options.queries);
       await indexWithProgress(vault);
+      if (options.answers) return printAnswerEval(vault, questions, options);
       const report = await evaluate(questions, async (query, mode) => (await vault.search({ query, mode, k: 10 })).results);
       if (options.json) {
         process.stdout.write(
@@ -30,6 +39,11 @@ export function registerEvalCommand(program: Command): void {
       }
       if (options.perQuestion) for (const q of report.perQuestion) lines.push(`${q.id} ${q.kind.padEnd(16)} keyword ${q.ranks.keyword} vector ${q.ranks.vector} hybrid ${q.ranks.hybrid}`);
       process.stdout.write(`${lines.join('\n')}\n`);
-    }),
-  );
+    }).finally(() => copy?.remove());
+  });
+}
+
+function seedOf(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('expected a whole number seed, e.g. --mtimes 1');
+  return Number(value);
 }

@@ -13,6 +13,7 @@ import { checkCitations } from './citationCheck.js';
 import { extractiveAnswer } from './extractiveAnswer.js';
 import { buildMessages, numberSources, type NumberedSource } from './llmPrompt.js';
 import { retrieveSources } from './retrieveSources.js';
+import { sectionEvidence } from './sectionEvidence.js';
 import { scoreUnits } from './sentenceRanker.js';
 import type { Answer, AnswerModel, AnswerOptions, AnswerVault, Citation } from './types.js';
 
@@ -25,7 +26,8 @@ export async function answerQuestion(vault: AnswerVault, question: string, optio
   const sources = await retrieveSources(vault, question.trim(), options.k ?? config.search.k);
   const asked = parseQuery(question).text;
   const scored = await scoreUnits((texts) => vault.embed(texts), asked, sources);
-  const extractive = extractiveAnswer(sources, scored, { minConfidence: config.answer.min_confidence, maxSentences: config.answer.max_sentences });
+  const evidence = sectionEvidence(asked, sources, scored);
+  const extractive = extractiveAnswer(sources, scored, evidence, { minConfidence: config.answer.min_confidence, maxSentences: config.answer.max_sentences });
 
   const mode = options.mode ?? config.answer.mode;
   if (mode === 'extractive') return extractive;

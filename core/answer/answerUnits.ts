@@ -1,7 +1,8 @@
 /**
  * Cuts a passage of Markdown into the units an answer can quote: sentences of paragraphs, whole list items and
- * table rows. Headings, code (fenced or indented), math blocks, HTML comments, callout titles, images, thematic
- * breaks and front matter are never quoted: they are not statements that answer anything.
+ * table rows (as "header: cell" prose). Headings, code (fenced, indented or in a raw Hugo shortcode), math
+ * blocks, HTML comments, callout titles, images, link definitions, thematic breaks, front matter, questions and
+ * all-bold lines are never quoted: they are not statements that answer anything. Inline Markdown is rendered.
  *
  * Every unit keeps its offsets into the passage, so its exact text and its own lines in the note follow.
  */
@@ -47,6 +48,13 @@ const LONE_HTML_TAG = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
 /** An image or embed opening a line: a picture and its caption, not a statement. */
 const IMAGE_LINE = /^\s*!\[/;
 const HAS_WORD = /[\p{L}\p{N}]/u;
+/** "[label]: https://…": a link reference definition is an address for links elsewhere, not prose. */
+const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
+/**
+ * A Hugo shortcode opening on its own line with angle brackets ("{{< highlight go >}}"): its content is passed
+ * on raw, not as Markdown (code, configuration), unlike "{{% … %}}", whose content is prose.
+ */
+const RAW_SHORTCODE_OPEN = /^\s*\{\{<\s*([\w-]+)(?:[^>]|>(?!\}\}))*?(?<!\/)>\}\}\s*$/;
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
@@ -58,8 +66,11 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
   let fence: string | undefined;
   let inMath = false;
   let inComment = false;
+  let shortcode: string | undefined;
+  let inTable = false;
   let inList = false;
   let afterBlank = true;
+  let header: string[] = [];
   let i = 0;
 
   const flush = () => {
@@ -87,6 +98,19 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
       if (body.includes('-->')) inComment = false;
       continue;
     }
+    if (shortcode !== undefined) {
+      if (shortcodeClose(shortcode).test(body)) shortcode = undefined;
+      continue;
+    }
+    const rawShortcode = RAW_SHORTCODE_OPEN.exec(body);
+    if (rawShortcode) {
+      flush();
+      // Only a paired shortcode has content to skip: look for its closing tag before skipping anything.
+      const close = shortcodeClose(rawShortcode[1]);
+      if (lines.slice(i + 1).some((l) => close.test(l.body))) shortcode = rawShortcode[1];
+      continue;
+    }
+    if (LINK_DEFINITION.test(body) && !block) continue;
     const fenceOpen = FENCE_OPEN.exec(body);
     if (fenceOpen) {
       flush();
@@ -106,6 +130,7 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
     }
     if (body.trim() === '') {
       flush();
+      inTable = false;
       afterBlank = true;
       continue;
     }
@@ -125,11 +150,21 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
       flush();
       continue;
     }
-    if (body.trimStart().startsWith('|')) {
+    // The row above a delimiter row is the header: it names the columns, it states nothing. Rows need no
+    // leading "|" ("Azure|See details."), so a table lasts until a line without one.
+    const next = lines[i + 1]?.body ?? '';
+    const opensTable = body.includes('|') && next.includes('|') && TABLE_DELIMITER.test(next) && !TABLE_DELIMITER.test(body);
+    if (opensTable || body.trimStart().startsWith('|') || (inTable && body.includes('|'))) {
       flush();
-      if (!TABLE_DELIMITER.test(body)) units.push(...blockUnits(text, lines, { kind: 'item', first: i, last: i }, 'row'));
+      inTable = true;
+      if (opensTable) header = tableCells(body);
+      else if (!TABLE_DELIMITER.test(body)) {
+        const row = makeUnit(text, line.start + line.quote, line.end, 'row', tableRowText(body, header));
+        if (row) units.push(row);
+      }
       continue;
     }
+    inTable = false;
     if (LIST_MARKER.test(body)) {
       flush();
       block = { kind: 'item', first: i, last: i };
@@ -145,6 +180,10 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
   }
   flush();
   return units;
+}
+
+function shortcodeClose(name: string): RegExp {
+  return new RegExp(`\\{\\{<\\s*/${name}\\s*>\\}\\}`);
 }
 
 function splitLines(text: string): Line[] {
@@ -192,23 +231,46 @@ function blockUnits(text: string, lines: Line[], block: Block, itemKind: UnitKin
   return units;
 }
 
-function makeUnit(text: string, start: number, end: number, kind: UnitKind): AnswerUnit | undefined {
+function makeUnit(text: string, start: number, end: number, kind: UnitKind, rendered?: string): AnswerUnit | undefined {
   while (start < end && /\s/.test(text[start])) start++;
   while (end > start && /\s/.test(text[end - 1])) end--;
   const raw = text.slice(start, end);
-  const plain = plainText(raw);
-  if (!HAS_WORD.test(plain)) return undefined;
+  const plain = rendered ?? plainText(raw);
+  if (!HAS_WORD.test(plain) || !isStatement(raw, plain)) return undefined;
   return { kind, start, end, raw, plain };
 }
 
-/** Quote prefixes, list markers and checkboxes off; one space between words. */
+/**
+ * A question in the notes ("How do I sort tasks?") asks rather than answers, and a line that is all bold
+ * ("**Sorting by date**") is a heading in disguise: neither is quoted.
+ */
+function isStatement(raw: string, plain: string): boolean {
+  if (plain.endsWith('?')) return false;
+  return !/^(?:\*\*|__)[^*_]+(?:\*\*|__)[:.]?$/.test(raw.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, '').trim());
+}
+
+/** Quote prefixes, list markers and checkboxes off, inline Markdown rendered; one space between words. */
 export function plainText(raw: string): string {
-  return raw
-    .split(/\r?\n/)
-    .map((line) => line.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, ''))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return renderInline(
+    raw
+      .split(/\r?\n/)
+      .map((line) => line.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, ''))
+      .join(' '),
+  );
+}
+
+/** The cells of a table row, rendered; `\|` inside a cell is a literal bar, not a column break. */
+function tableCells(row: string): string[] {
+  const cells = row.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/);
+  return cells.map((cell) => renderInline(cell.replace(/\\\|/g, '|')));
+}
+
+/** A table row as a sentence a reader can follow: "Column: value; Other column: value". */
+function tableRowText(row: string, header: readonly string[]): string {
+  return tableCells(row)
+    .map((cell, i) => (cell && header[i] ? `${header[i]}: ${cell}` : cell))
+    .filter((cell) => cell !== '')
+    .join('; ');
 }
 
 /** 1-based line of an offset in a passage whose first line is `startLine`. */
@@ -216,4 +278,33 @@ export function lineAt(text: string, offset: number, startLine: number): number 
   let line = startLine;
   for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
   return line;
+}
+
+/**
+ * Inline Markdown rendered to the text a reader sees: code spans, emphasis, wikilinks, links and images lose their
+ * markers, keep their text. Code spans are rendered first so the markers inside them stay literal.
+ */
+export function renderInline(text: string): string {
+  const spans: string[] = [];
+  // A code span's content is kept verbatim behind a placeholder, so rules below never touch it.
+  let out = text.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, code: string) => `\u0000${spans.push(code.trim()) - 1}\u0000`);
+  // Escaped characters are literal text: kept the same way, so "\*" never opens emphasis.
+  out = out.replace(/\\([\\`*_{}[\]()#+\-.!|~<>])/g, (_, char: string) => `\u0000${spans.push(char) - 1}\u0000`);
+  out = out
+    .replace(/!\[\[[^\]]*\]\]/g, '')
+    .replace(/\[\[([^\]|]*)\|([^\]]*)\]\]/g, '$2')
+    .replace(/\[\[([^\]]*)\]\]/g, (_, target: string) => target.replace(/#\^?/g, ' > ').replace(/^ > /, ''))
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[\^[^\]]+\]/g, '')
+    .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+    .replace(/<(https?:\/\/[^>\s]+)>/g, '$1')
+    .replace(/\{\{[<%][\s\S]*?[%>]\}\}/g, '')
+    .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
+    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
+    .replace(/(^|[^\p{L}\p{N}*])\*(?=\S)([^*]*?\S)\*(?![\p{L}\p{N}])/gu, '$1$2')
+    .replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}])/gu, '$1$2')
+    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1')
+    .replace(/==(?=\S)([\s\S]*?\S)==/g, '$1');
+  return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]).replace(/\s+/g, ' ').trim();
 }

@@ -17,40 +17,37 @@ const CLOSEST_PASSAGES = 3;
 const SNIPPET_CHARS = 240;
 
 export interface ExtractiveSettings {
-  /** [answer] min_confidence: the evidence the best sentence needs. */
+  /** [answer] min_confidence: the evidence (see sectionEvidence) a section needs to be quoted as the answer. */
   minConfidence: number;
   /** [answer] max_sentences. */
   maxSentences: number;
 }
 
-/**
- * How well a sentence answers, 0..1: the mean of its lexical coverage of the question and its embedding cosine.
- *
- * Why the mean, and why 0.5 is the default bar: with the bundled word-vector model, sentences on a neighbouring
- * topic that do not answer reach cosines of 0.6-0.7 ("How long should I bake sourdough bread?" against "Suppose
- * that every Monday you have to go and buy bread." is 0.67), so similarity alone cannot vouch for an answer. The
- * mean reaches 0.5 only when the sentence also shares a real part of the question's weighted content words:
- * half of them at cosine 0.5, a fifth at cosine 0.8; a sentence sharing none of them never does. Measured on the
- * Tasks docs, off-topic questions peak at 0.45 and keyword-style questions whose answer is in the notes
- * reach 0.55-0.97.
- */
-export function evidenceOf(unit: Pick<ScoredUnit, 'coverage' | 'cosine'>): number {
-  return (unit.coverage + unit.cosine) / 2;
-}
+/** The answer draws on the search's best few sections: beyond them it reads as a list of search results. */
+const ANSWER_SECTIONS = 3;
+/** A further section joins the answer when its evidence is at least this share of the best section's. */
+const SECTION_FLOOR = 0.75;
 
-export function extractiveAnswer(sources: AnswerSource[], scored: readonly ScoredUnit[], settings: ExtractiveSettings): Answer {
-  const picked = pickUnits(scored, settings.maxSentences);
-  if (picked.length === 0 || evidenceOf(picked[0]) < settings.minConfidence) return notAnswered(sources, scored);
+/**
+ * The search already found the passage; the answer quotes it. Among the top sections, those with enough
+ * evidence each give their best sentence (so each is cited), then their next best fill up to max_sentences.
+ */
+export function extractiveAnswer(sources: AnswerSource[], scored: readonly ScoredUnit[], evidence: ReadonlyMap<AnswerSource, number>, settings: ExtractiveSettings): Answer {
+  const strong = sources.slice(0, ANSWER_SECTIONS).filter((s) => (evidence.get(s) ?? 0) >= settings.minConfidence);
+  const best = Math.max(0, ...strong.map((s) => evidence.get(s)!));
+  const chosen = new Set(strong.filter((s) => evidence.get(s)! >= SECTION_FLOOR * best));
+  const picked = pickUnits(scored.filter((u) => chosen.has(u.source)), settings.maxSentences);
+  if (picked.length === 0) return notAnswered(sources, scored);
   const groups = groupBySource(picked);
   const citations = groups.map((units, i) => citationOf(units, i + 1));
-  const answer = groups.map((units, i) => `${renderUnits(units)} [${i + 1}]`).join(groups.some((g) => g.some((u) => u.unit.kind !== 'sentence')) ? '\n' : ' ');
+  const answer = groups.map((units, i) => renderUnits(units, i + 1)).join(groups.some((g) => g.some((u) => u.unit.kind !== 'sentence')) ? '\n' : ' ');
   return { answer, mode: 'extractive', confident: true, citations, sources };
 }
 
-/** Picked units grouped by source, sources in the order of their best unit, units in reading order. */
+/** Picked units grouped by source, sources in the search's order, units in reading order. */
 function groupBySource(picked: readonly ScoredUnit[]): ScoredUnit[][] {
   const groups = new Map<AnswerSource, ScoredUnit[]>();
-  for (const unit of picked) {
+  for (const unit of [...picked].sort((a, b) => a.source.rank - b.source.rank)) {
     const group = groups.get(unit.source) ?? [];
     group.push(unit);
     groups.set(unit.source, group);
@@ -58,14 +55,21 @@ function groupBySource(picked: readonly ScoredUnit[]): ScoredUnit[][] {
   return [...groups.values()].map((units) => units.sort((a, b) => a.pieceIndex - b.pieceIndex || a.unit.start - b.unit.start));
 }
 
-/** Sentences run on as prose; list items and table rows each get a line of their own. */
-function renderUnits(units: readonly ScoredUnit[]): string {
-  let out = '';
+/** Sentences run on as prose ended by the marker; list items and table rows each get a line and a marker of their own. */
+function renderUnits(units: readonly ScoredUnit[], n: number): string {
+  const lines: string[] = [];
+  let prose = '';
   for (const { unit } of units) {
-    if (unit.kind === 'sentence') out += out === '' || out.endsWith('\n') ? unit.plain : ` ${unit.plain}`;
-    else out += `${out === '' || out.endsWith('\n') ? '' : '\n'}- ${unit.plain}\n`;
+    if (unit.kind === 'sentence') {
+      prose += prose === '' ? unit.plain : ` ${unit.plain}`;
+      continue;
+    }
+    if (prose) lines.push(`${prose} [${n}]`);
+    prose = '';
+    lines.push(`- ${unit.plain} [${n}]`);
   }
-  return out.trimEnd();
+  if (prose) lines.push(`${prose} [${n}]`);
+  return lines.join('\n');
 }
 
 function citationOf(units: readonly ScoredUnit[], n: number): Citation {

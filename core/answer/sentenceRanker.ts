@@ -96,12 +96,20 @@ const DUPLICATE_JACCARD = 0.6;
 /** An answer drawn from more sections than this reads as a list of search results. */
 const MAX_SOURCES = 3;
 
-/** The best units, at most `max`, without near-duplicates, best first. */
+/** The best unit of each section (at most MAX_SOURCES), then the next best, at most `max`, without near-duplicates. */
 export function pickUnits(scored: readonly ScoredUnit[], max: number): ScoredUnit[] {
   const ranked = [...scored].sort(compareUnits);
   const picked: ScoredUnit[] = [];
   const sources = new Set<AnswerSource>();
+  // Each section's best unit first (each section given is to be cited), then the rest by score.
   for (const candidate of ranked) {
+    if (picked.length >= max) break;
+    if (sources.has(candidate.source) || sources.size >= MAX_SOURCES) continue;
+    picked.push(candidate);
+    sources.add(candidate.source);
+  }
+  for (const candidate of ranked) {
+    if (picked.includes(candidate)) continue;
     if (picked.length >= max) break;
     if (picked.length > 0 && candidate.score < RELATIVE_FLOOR * picked[0].score) break;
     if (!sources.has(candidate.source) && sources.size >= MAX_SOURCES) continue;

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { BasicTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
 import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
+import { readFusionDefaults, type FusionDefaults } from '../search/fusionDefaults.js';
 
 export interface EmbeddingProgress {
   done: number;
@@ -30,6 +31,8 @@ export interface Embedder {
   readonly tokens: TokenCounter;
   /** The batch size in use (the configured one, or the default for the model kind). */
   readonly batchSize: number;
+  /** Fusion defaults that come with the model (its cairn.json); absent for test doubles: the generic ones apply. */
+  readonly searchDefaults?: FusionDefaults;
   /** Peak resident memory of the worker process so far, in bytes (diagnostics; the worker is not in process.memoryUsage()). */
   readonly workerMaxRss: number;
   /**
@@ -125,6 +128,9 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   }
 
   const folder = await inspectModelFolder(path.join(root, modelId), modelId, dtype);
+  const searchDefaults = await readFusionDefaults(folder.dir).catch((e: Error) => {
+    throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
+  });
   const init: WorkerInit = { modelId, dtype, localModelPath: root, intraOpThreads: INTRA_OP_THREADS };
   const started = await startWorker(init, loadTimeoutMs).catch((e: Error) => {
     throw new EmbeddingModelError(
@@ -142,7 +148,8 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
         throw new EmbeddingModelError(`embedding model "${modelId}": its tokenizer could not be loaded for token counting (${e.message}).`, { cause: e });
       });
   const batchSize = options.batchSize > 0 ? options.batchSize : DEFAULT_BATCH_SIZE[folder.kind];
-  return new WorkerEmbedder(modelId, ready.dims, dtype, folder.fingerprint, tokens, batchSize, init, loadTimeoutMs, started);
+  const embedder = new WorkerEmbedder(modelId, ready.dims, dtype, folder.fingerprint, tokens, batchSize, init, loadTimeoutMs, started);
+  return Object.assign(embedder, { searchDefaults });
 }
 
 function checkModelId(modelId: string) {

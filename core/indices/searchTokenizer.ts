@@ -11,9 +11,10 @@
  * words of another length are added on top.
  */
 
+/** Words that shape a question ("how do I", "what is", "something like") rather than name its subject: never matched. */
 export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set([
   'a', 'about', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'could', 'did', 'do', 'does', 'for', 'from',
-  'had', 'has', 'have', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'me', 'my', 'of', 'on', 'or', 'our',
+  'had', 'has', 'have', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'like', 'me', 'my', 'of', 'on', 'or', 'our',
   'should', 'so', 'than', 'that', 'the', 'their', 'them', 'then', 'there', 'these', 'they', 'this', 'those', 'to',
   'was', 'we', 'were', 'what', 'when', 'where', 'which', 'who', 'why', 'will', 'with', 'would', 'you', 'your',
 ]);

@@ -5,9 +5,12 @@ import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
 import type { ChunkRef } from '../indexing/noteStore.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
-import { rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
+import { convexFusion, emptyExplanation, rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
+import { GENERIC_FUSION_DEFAULTS } from './fusionDefaults.js';
+import { keywordConfidence, vectorConfidence } from './rankerConfidence.js';
 import type { QueryExpander } from './queryExpander.js';
 import { hasFilters, mergeFilters, parseQuery, type QueryOperator } from './queryOperators.js';
+import { highlightTerms } from './highlightTerms.js';
 import { questionTerms } from './termOverlap.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
@@ -72,13 +75,15 @@ export interface SearchResponse {
   results: SearchResult[];
   /** Query terms added from the embedding space (query expansion), with their weights. */
   expansions: Array<{ term: string; weight: number }>;
+  /** The words of `text` the app marks in snippets (stop and question words left out, as the keyword search does). */
+  highlightTerms: string[];
   tookMs: number;
   /** Chunks already searchable by keyword whose vectors are still being computed (0 when the index is complete). */
   pendingEmbeddings?: number;
 }
 
 /** The explanation of a result listed by filters alone: no ranking took part. */
-const UNRANKED: Explanation = { keywordRank: null, vectorRank: null, rrf: 0, graph: null, recency: 1, exactTitle: false };
+const UNRANKED: Explanation = emptyExplanation();
 
 /** Candidates each ranker contributes to the fusion. */
 const CANDIDATE_DEPTH = 60;
@@ -101,7 +106,14 @@ export class QueryOrchestrator {
     const k = request.k ?? config.k;
     const parsed = parseQuery(request.query);
     const filters = mergeFilters(request.filters, parsed.filters);
-    const about = { query: request.query.trim(), text: parsed.text, filters, operators: parsed.operators, ...(parsed.problems.length ? { problems: parsed.problems } : {}) };
+    const about = {
+      query: request.query.trim(),
+      text: parsed.text,
+      highlightTerms: highlightTerms(parsed.text),
+      filters,
+      operators: parsed.operators,
+      ...(parsed.problems.length ? { problems: parsed.problems } : {}),
+    };
     const query = parsed.text;
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
@@ -120,10 +132,23 @@ export class QueryOrchestrator {
     // A query of words the model does not know has no meaning to search by: keyword search alone answers it.
     const vectorHits = vector && !isEmptyLike(vector, await emptyTextVector(this.embedder)) ? vectors.search(vector, depth, accept) : [];
 
+    // Each ranking counts by the model's base weight (scaled by [search]) times how sure the ranker is this time.
+    const model = this.embedder.searchDefaults ?? GENERIC_FUSION_DEFAULTS;
+    const exactTitle = keywordHits.some((h) => h.exactTitle);
     const lists: RankedList[] = [];
-    if (mode !== 'vector') lists.push({ name: 'keyword', weight: config.keyword_weight, ids: keywordHits.map((h) => h.id) });
-    if (mode !== 'keyword') lists.push({ name: 'vector', weight: config.vector_weight, ids: vectorHits.map((h) => h.id) });
-    const fused = reciprocalRankFusion(lists, config.rrf_k);
+    if (mode !== 'vector') {
+      const scores = keywordHits.map((h) => h.score);
+      lists.push({ name: 'keyword', weight: model.keyword_weight * config.keyword_weight * keywordConfidence(scores, exactTitle), ids: keywordHits.map((h) => h.id), scores });
+    }
+    if (mode !== 'keyword') {
+      const scores = vectorHits.map((h) => h.score);
+      lists.push({ name: 'vector', weight: model.vector_weight * config.vector_weight * vectorConfidence(scores), ids: vectorHits.map((h) => h.id), scores });
+    }
+    // A single ranking is taken as it is, and rankings equally unsure (all flat) count by their base weights:
+    // a confidence of 0 must not erase an order.
+    if (lists.length === 1) lists[0]!.weight = 1;
+    else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = l.name === 'keyword' ? model.keyword_weight * config.keyword_weight : model.vector_weight * config.vector_weight;
+    const fused = config.fusion === 'convex' ? convexFusion(lists) : reciprocalRankFusion(lists, config.rrf_k > 0 ? config.rrf_k : model.rrf_k);
     for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
 
     const ranked = rankCandidates(

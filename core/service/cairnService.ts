@@ -4,6 +4,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { answerQuestion } from '../answer/index.js';
+import { highlightTerms } from '../search/highlightTerms.js';
 import { CairnVault, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
 import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
 import { setConfigValue } from '../config/editConfig.js';
@@ -131,7 +132,8 @@ export class CairnService implements CairnApi {
   async ask(request: AskRequest): Promise<AskResponse> {
     const vault = this.requireVault();
     const { question, k, mode, requestId } = request;
-    return answerQuestion(vault, question, { k, mode }, (token) => this.emit({ type: 'answer-token', requestId, token }));
+    const answer = await answerQuestion(vault, question, { k, mode }, (token) => this.emit({ type: 'answer-token', requestId, token }));
+    return { ...answer, highlightTerms: highlightTerms(question) };
   }
 
   async getNote(notePath: string): Promise<NoteView> {

@@ -111,7 +111,7 @@ export function App() {
     <ResultList
       results={results}
       query={search.response?.query ?? activeQuery}
-      highlight={search.response?.text ?? activeQuery}
+      highlight={search.response?.highlightTerms ?? []}
       selected={selected}
       openChunkId={openChunkId}
       stale={!!search.response && search.response.query !== activeQuery.trim()}

@@ -2,7 +2,7 @@
 // each [n] marker a link to the cited lines), the numbered sources, and every notice the answer carries: the
 // model failed and the answer is quoted instead, markers dropped, or the notes do not answer at all.
 import { Fragment, type ReactNode } from 'react';
-import type { Answer, ChunkSummary, Citation } from '../../../core/appApi.ts';
+import type { AskResponse, ChunkSummary, Citation } from '../../../core/appApi.ts';
 import { parseAnswer, passageLabel, type Inline } from '../answer/answerText.ts';
 import type { AskState } from '../hooks/useAsk.ts';
 import { buildSnippet } from '../search/snippet.ts';
@@ -54,7 +54,7 @@ export function AskPanel({ state, openTarget, onOpen, onRetry }: AskPanelProps) 
             </button>
           </div>
         )}
-        {status === 'done' && answer && <FinalAnswer answer={answer} question={state.question} isOpen={isOpen} onOpen={onOpen} />}
+        {status === 'done' && answer && <FinalAnswer answer={answer} isOpen={isOpen} onOpen={onOpen} />}
       </article>
       {status === 'done' && answer?.confident && answer.citations.length > 0 && (
         <section className="answer-sources" data-testid="answer-sources" aria-label="Sources">
@@ -74,7 +74,7 @@ export function AskPanel({ state, openTarget, onOpen, onRetry }: AskPanelProps) 
   );
 }
 
-function FinalAnswer({ answer, question, isOpen, onOpen }: { answer: Answer; question: string; isOpen(p: Passage): boolean; onOpen(p: Passage): void }) {
+function FinalAnswer({ answer, isOpen, onOpen }: { answer: AskResponse; isOpen(p: Passage): boolean; onOpen(p: Passage): void }) {
   const dropped = answer.droppedCitations ?? [];
   return (
     <>
@@ -88,7 +88,7 @@ function FinalAnswer({ answer, question, isOpen, onOpen }: { answer: Answer; que
           <AnswerText text={answer.answer} citations={answer.citations} isOpen={isOpen} onOpen={onOpen} />
         </div>
       ) : (
-        <NotAnswered answer={answer} question={question} isOpen={isOpen} onOpen={onOpen} />
+        <NotAnswered answer={answer} isOpen={isOpen} onOpen={onOpen} />
       )}
       {dropped.length > 0 && (
         <p className="answer-meta muted small" data-testid="dropped-citations">
@@ -111,7 +111,7 @@ function FinalAnswer({ answer, question, isOpen, onOpen }: { answer: Answer; que
 }
 
 /** The plain "no answer" reply, then the passages that came closest (the model's own words, if it wrote any). */
-function NotAnswered({ answer, question, isOpen, onOpen }: { answer: Answer; question: string; isOpen(p: Passage): boolean; onOpen(p: Passage): void }) {
+function NotAnswered({ answer, isOpen, onOpen }: { answer: AskResponse; isOpen(p: Passage): boolean; onOpen(p: Passage): void }) {
   const sourceText = (chunkId: string) => answer.sources.flatMap((s) => s.pieces).find((p) => p.chunkId === chunkId)?.text ?? '';
   // Extractive: the citations are the closest passages, each with its best sentence. A model that found no answer
   // cited nothing: the best retrieved passages stand in.
@@ -133,7 +133,7 @@ function NotAnswered({ answer, question, isOpen, onOpen }: { answer: Answer; que
             {closest.map(({ n, passage, text }) => (
               <li key={n}>
                 <PassageButton passage={passage} n={n} open={isOpen(passage)} onOpen={onOpen} testId="closest-passage">
-                  {text && <Snippet text={text} query={question} />}
+                  {text && <Snippet text={text} terms={answer.highlightTerms} />}
                 </PassageButton>
               </li>
             ))}
@@ -165,10 +165,10 @@ function PassageButton({ passage, n, open, onOpen, testId, children }: { passage
 }
 
 /** A passage's best words with the question's terms marked (inside a button: phrasing content only). */
-function Snippet({ text, query }: { text: string; query: string }) {
+function Snippet({ text, terms }: { text: string; terms: readonly string[] }) {
   return (
     <span className="snippet passage-snippet">
-      {buildSnippet(text, query).map((segment, i) => (segment.match ? <mark key={i}>{segment.text}</mark> : <Fragment key={i}>{segment.text}</Fragment>))}
+      {buildSnippet(text, terms).map((segment, i) => (segment.match ? <mark key={i}>{segment.text}</mark> : <Fragment key={i}>{segment.text}</Fragment>))}
     </span>
   );
 }

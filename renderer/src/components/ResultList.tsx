@@ -8,8 +8,8 @@ import { WhyDetails } from './WhyDetails.tsx';
 interface ResultListProps {
   results: SearchResult[];
   query: string;
-  /** The words searched for (the query without its filter operators): what the snippets highlight. */
-  highlight: string;
+  /** The words the core searched for (stop and question words left out): what the snippets highlight. */
+  highlight: readonly string[];
   selected: number;
   openChunkId: string | null;
   /** The results are for an earlier query; newer ones are on their way. */
@@ -48,7 +48,7 @@ export function ResultList({ results, query, highlight, selected, openChunkId, s
                 </span>
               ))}
             </div>
-            <HighlightedSnippet text={result.text} query={highlight} />
+            <HighlightedSnippet text={result.text} terms={highlight} />
             <div className="result-meta">
               <span className="path">{result.path}</span>
               <span>lines {result.startLine}–{result.endLine}</span>

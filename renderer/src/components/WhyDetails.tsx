@@ -4,8 +4,10 @@ import type { SearchResult } from '../../../core/appApi.ts';
 export function WhyDetails({ result }: { result: SearchResult }) {
   const { explain } = result;
   const rows: Array<[string, string]> = [
-    ['Keyword rank', explain.keywordRank ? `#${explain.keywordRank}` : '—'],
-    ['Vector rank', explain.vectorRank ? `#${explain.vectorRank}` : '—'],
+    ['Keyword rank', explain.keywordRank ? `#${explain.keywordRank}${explain.keywordScore !== null ? ` (BM25 ${explain.keywordScore.toFixed(1)})` : ''}` : '—'],
+    ['Vector rank', explain.vectorRank ? `#${explain.vectorRank}${explain.vectorScore !== null ? ` (similarity ${explain.vectorScore.toFixed(3)})` : ''}` : '—'],
+    // Each ranking's weight for this query: the model's base weight × how sure that ranker was.
+    ['Weights', `keyword ${explain.weights.keyword.toFixed(2)} · vector ${explain.weights.vector.toFixed(2)}`],
     ['Fusion (RRF)', explain.rrf.toFixed(4)],
     ['Graph lift', explain.graph ? `linked with ${explain.graph.from} (+${explain.graph.score.toFixed(4)})` : '—'],
     ['Recency', explain.recency > 1 ? `×${explain.recency}` : '—'],

@@ -2,7 +2,7 @@
 // appended as they arrive, then the checked answer. A newer question, or leaving Ask mode, makes the older one's
 // tokens and answer irrelevant: they are dropped when they come.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AppEvent, Answer } from '../../../core/appApi.ts';
+import type { AppEvent, AskResponse } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 
 export type AskStatus = 'asking' | 'streaming' | 'done' | 'failed';
@@ -13,7 +13,7 @@ export interface AskState {
   status: AskStatus;
   /** The model's answer so far, as it is written (before its citations are checked). */
   streamed: string;
-  answer: Answer | null;
+  answer: AskResponse | null;
   error: string | null;
 }
 

@@ -9,27 +9,14 @@ export interface SnippetSegment {
 
 const WINDOW = 260;
 
-/** Words too common to be worth highlighting (the keyword index gives them little weight too). */
-const STOP_WORDS = new Set(
-  'a an and are as at be but by can do does for from has have how i if in into is it its my no not of on or our so that the their then there these this to was we what when where which who why will with you your'.split(' '),
-);
-
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-/** The words of a query worth highlighting: letters and digits in any script, minus stop words. */
-export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  const terms = words.filter((w) => CJK.test(w) || (w.length >= 2 && !STOP_WORDS.has(w)));
-  // Longest first, so "chunking" wins over "chunk" where both match.
-  return [...new Set(terms)].sort((a, b) => b.length - a.length);
-}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Matches a term at the start of a word ("chunk" in "chunks", not "is" in "this"); CJK terms anywhere. */
-function termPattern(terms: string[]): RegExp {
+function termPattern(terms: readonly string[]): RegExp {
   const alternatives = terms.map((t) => (CJK.test(t) ? escapeRegExp(t) : `(?<![\\p{L}\\p{N}])${escapeRegExp(t)}`));
   return new RegExp(alternatives.join('|'), 'giu');
 }
@@ -60,9 +47,9 @@ export function plainText(markdown: string): string {
   );
 }
 
-export function buildSnippet(markdown: string, query: string): SnippetSegment[] {
+/** `terms`: the words the core searched for (SearchResponse/AskResponse `highlightTerms`), longest first. */
+export function buildSnippet(markdown: string, terms: readonly string[]): SnippetSegment[] {
   const text = plainText(markdown);
-  const terms = queryTerms(query);
   if (terms.length === 0) return [{ text: cut(text, 0), match: false }];
   const pattern = termPattern(terms);
   const first = new RegExp(pattern.source, 'iu').exec(text);

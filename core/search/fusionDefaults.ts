@@ -1,0 +1,54 @@
+/**
+ * Fusion settings that belong to the embedding model, not to the code: a static word model ranks far less
+ * reliably than a sentence transformer, so it deserves less weight against BM25. A model folder may hold
+ * cairn.json → { "fusion": { "rrf_k": 10, "keyword_weight": 1, "vector_weight": 0.5 } }; [search] rrf_k (when
+ * not 0) replaces the model's constant and [search] keyword_weight / vector_weight scale its weights.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface FusionDefaults {
+  rrf_k: number;
+  keyword_weight: number;
+  vector_weight: number;
+}
+
+/** For a model folder without cairn.json (a hub transformer): the classic equal-weight RRF of Cormack et al. */
+export const GENERIC_FUSION_DEFAULTS: Readonly<FusionDefaults> = { rrf_k: 60, keyword_weight: 1, vector_weight: 1 };
+
+export const MODEL_SEARCH_FILE = 'cairn.json';
+
+/** The model folder's fusion defaults; a malformed file is an error naming the file and key. */
+export async function readFusionDefaults(modelDir: string): Promise<FusionDefaults> {
+  const file = path.join(modelDir, MODEL_SEARCH_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ...GENERIC_FUSION_DEFAULTS };
+    throw new Error(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return parseFusionDefaults(text, file);
+}
+
+export function parseFusionDefaults(text: string, file: string): FusionDefaults {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const fusion = (value as { fusion?: unknown } | null)?.fusion;
+  if (fusion === undefined) return { ...GENERIC_FUSION_DEFAULTS };
+  if (typeof fusion !== 'object' || fusion === null || Array.isArray(fusion)) throw new Error(`${file}: "fusion" must be an object`);
+  const defaults = { ...GENERIC_FUSION_DEFAULTS };
+  for (const [key, given] of Object.entries(fusion)) {
+    if (!Object.hasOwn(defaults, key)) throw new Error(`${file}: fusion.${key} is not a fusion setting (expected ${Object.keys(defaults).join(', ')})`);
+    const min = key === 'rrf_k' ? 1 : 0;
+    if (typeof given !== 'number' || !Number.isFinite(given) || given < min || given > 10_000) {
+      throw new Error(`${file}: fusion.${key} must be a number from ${min} to 10000, got ${JSON.stringify(given)}`);
+    }
+    defaults[key as keyof FusionDefaults] = given;
+  }
+  return defaults;
+}

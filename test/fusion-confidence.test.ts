@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CairnVault } from '../core/api.js';
+import { defaultConfig } from '../core/config/schema.js';
+import { KeywordIndex } from '../core/indices/keywordIndex.js';
+import { convexFusion } from '../core/search/fusion.js';
+import { parseFusionDefaults, readFusionDefaults } from '../core/search/fusionDefaults.js';
+import { keywordConfidence, vectorConfidence } from '../core/search/rankerConfidence.js';
+
+describe('ranker confidence', () => {
+  it('keyword: certain on an exact title, high when the best score stands far above the 10th, low when flat', () => {
+    assert.equal(keywordConfidence([5, 5, 5], true), 1);
+    assert.equal(keywordConfidence([], false), 0);
+    const flat = Array.from({ length: 12 }, (_, i) => 10 - i * 0.1);
+    const peaked = [40, ...Array.from({ length: 11 }, () => 4)];
+    assert.ok(keywordConfidence(flat, false) < 0.1);
+    assert.ok(keywordConfidence(peaked, false) > 0.85);
+  });
+
+  it('vector: the margin from the best to the 10th similarity, as a share of the room above the 10th', () => {
+    const crowded = Array.from({ length: 10 }, (_, i) => 0.8 - i * 0.002);
+    assert.ok(Math.abs(vectorConfidence(crowded) - 0.018 / 0.218) < 1e-9);
+    assert.ok(vectorConfidence([0.95, ...Array.from({ length: 9 }, () => 0.5)]) > 0.85);
+    assert.equal(vectorConfidence([]), 0);
+  });
+});
+
+describe('convex fusion ([search] fusion = "convex")', () => {
+  it('sums each ranking\'s weight × min-max normalised score; a chunk one list did not return counts 0 there', () => {
+    const fused = convexFusion([
+      { name: 'keyword', weight: 1, ids: ['a', 'b', 'c'], scores: [30, 20, 10] },
+      { name: 'vector', weight: 0.5, ids: ['c', 'd'], scores: [0.9, 0.7] },
+    ]);
+    assert.deepEqual(
+      [...fused].map(([id, e]) => [id, e.rrf]),
+      [['a', 1], ['b', 0.5], ['c', 0.5], ['d', 0]],
+    );
+    assert.deepEqual([fused.get('c')!.keywordScore, fused.get('c')!.vectorScore], [10, 0.9]);
+  });
+});
+
+describe('fusion defaults that come with the model', () => {
+  it('are read from the bundled model folder', async () => {
+    const defaults = await readFusionDefaults(path.resolve('models/cairn-glove-100d'));
+    assert.ok(defaults.rrf_k >= 1 && defaults.keyword_weight > 0 && defaults.vector_weight > 0);
+  });
+
+  it('a model without cairn.json gets the generic ones; a bad value is an error naming the file and key', async () => {
+    assert.deepEqual(await readFusionDefaults(os.tmpdir() + '/no-such-model-folder'), { rrf_k: 60, keyword_weight: 1, vector_weight: 1 });
+    assert.throws(() => parseFusionDefaults('{"fusion": {"vector_weight": "high"}}', '/m/cairn.json'), /\/m\/cairn\.json: fusion\.vector_weight must be a number/);
+    assert.throws(() => parseFusionDefaults('{"fusion": {"rrf": 5}}', '/m/cairn.json'), /\/m\/cairn\.json: fusion\.rrf is not a fusion setting/);
+    assert.throws(() => parseFusionDefaults('{fusion', '/m/cairn.json'), /\/m\/cairn\.json: not valid JSON/);
+  });
+});
+
+describe('query words that shape a question', () => {
+  it('"like", "how do I", "what is" are never matched', () => {
+    const index = KeywordIndex.create();
+    const doc = (id: string, content: string) => ({ id, path: `${id}.md`, title: id, aliases: [], headerPath: [], tags: [], content });
+    index.upsert([doc('pets', 'I like cats and what is more I like dogs. How do I feed them?'), doc('sorting', 'Sorting tasks by due date.')]);
+    const hits = index.search('how do I do something like sorting', 10);
+    assert.deepEqual(hits.map((h) => h.id), ['sorting']);
+    assert.deepEqual(hits[0].terms, ['sorting']);
+  });
+});
+
+describe('hybrid search keeps a strong keyword hit above weak vector hits', () => {
+  let root: string;
+  let vault: CairnVault;
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-fusion-'));
+    const dir = path.join(root, 'vault');
+    await mkdir(dir, { recursive: true });
+    // Many notes on the topic of the query's common words: the word vectors rank them all close to the query.
+    for (let i = 0; i < 20; i++) {
+      await writeFile(
+        path.join(dir, `Instrument ${i}.md`),
+        `# Instrument ${i}\n\nCalibration of laboratory instrument ${i}: the calibration of scales, balances and thermometers follows a written method, checked against reference weights every month.\n`,
+      );
+    }
+    // The passage that names the exact phrase, among unrelated errands: keyword search finds it far ahead of the rest.
+    await writeFile(
+      path.join(dir, 'Errands.md'),
+      '# Errands\n\nBought bread, milk, eggs, coffee filters and batteries for the remote; the bike tyre needs air.\n\n## Saturday\n\nThe quokka calibration procedure: tare first. Then groceries, laundry, the post office and the bank.\n',
+    );
+    const config = defaultConfig();
+    config.vault.path = dir;
+    config.index.data_dir = path.join(root, 'data');
+    vault = await CairnVault.open(config);
+    await vault.index();
+  });
+  after(async () => {
+    await vault?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('the exact-phrase keyword hit comes first in hybrid mode, with each ranker\'s evidence in its explanation', async () => {
+    const keyword = await vault.search({ query: 'quokka calibration procedure', mode: 'keyword', k: 5 });
+    assert.equal(keyword.results[0].path, 'Errands.md', 'keyword search finds the phrase first');
+    const hybrid = await vault.search({ query: 'quokka calibration procedure', k: 5 });
+    const top = hybrid.results[0];
+    assert.equal(top.path, 'Errands.md', `hybrid kept it first (got ${hybrid.results.map((r) => r.path).join(', ')})`);
+    assert.equal(top.explain.keywordRank, 1);
+    assert.ok(top.explain.keywordScore! > 0, 'the BM25 score is shown');
+    assert.ok(top.explain.weights.keyword > top.explain.weights.vector, `the confident keyword ranking weighs more (${JSON.stringify(top.explain.weights)})`);
+    const vectorOnly = hybrid.results.find((r) => r.explain.vectorRank !== null);
+    assert.ok(vectorOnly && vectorOnly.explain.vectorScore! > 0 && vectorOnly.explain.vectorScore! <= 1, 'the cosine similarity is shown');
+  });
+});
