@@ -130,7 +130,7 @@ export class CairnVault {
     });
     // The model loads in its own process while this one reads the index files.
     const [embedder, identity, { state, rebuild }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
-    const chunker = await createNoteChunker(config.chunking, embedder.tokens);
+    const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
     const cache = await EmbeddingCache.open(path.join(dataDir, 'embeddings.bin'), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
     return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild);

@@ -1,9 +1,13 @@
 // The chunk worker thread: same chunks as in-thread chunking, and a worker that hangs or dies costs one note at most.
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { WorkerNoteChunker } from '../core/chunking/chunkerPool.js';
+import { createNoteChunker, WorkerNoteChunker } from '../core/chunking/chunkerPool.js';
 import { createChunker } from '../core/chunking/createChunker.js';
-import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
+import { BasicTokenCounter, ModelTokenCounter } from '../core/chunking/tokenCounter.js';
+import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 import { chunkingConfig, paragraph } from './support/chunking.js';
 
 const note = (path: string, text: string) => ({ path, text, mtimeMs: 1 });
@@ -19,6 +23,34 @@ describe('WorkerNoteChunker', { timeout: 120_000 }, () => {
       texts.forEach((text, i) => assert.deepEqual(results[i], inThread.chunk(note(`n${i}.md`, text))));
     } finally {
       await worker.close();
+    }
+  });
+
+  it('counts with the model’s own word-piece tokenizer in the worker, exactly as in this thread', async () => {
+    // The tiny model with one vocabulary entry turned into a continuation piece: "cats" is cat + ##s.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-wordpiece-'));
+    try {
+      await writeTinyModel(dir);
+      const file = path.join(dir, 'tokenizer.json');
+      const tokenizer = JSON.parse(await readFile(file, 'utf8'));
+      const { bad: id, ...rest } = tokenizer.model.vocab;
+      tokenizer.model.vocab = { ...rest, '##s': id };
+      await writeFile(file, JSON.stringify(tokenizer));
+      const tokens = await ModelTokenCounter.load(dir, 24);
+      assert.equal(tokens.count('cats and dogs!'), 6);
+      const config = chunkingConfig();
+      const inThread = await createChunker(config, tokens);
+      const worker = createNoteChunker(config, tokens);
+      try {
+        const text = `# Cats\n\n${'cats and dogs sit. '.repeat(40)}\n\n## More\n\n${paragraph(30, 2)}\n`;
+        const fromWorker = await worker.chunk(note('cats.md', text));
+        assert.deepEqual(fromWorker, inThread.chunk(note('cats.md', text)));
+        assert.ok(fromWorker.chunks.length > 2 && fromWorker.chunks.every((c) => c.tokenCount <= 24));
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -268,6 +268,14 @@ describe('token counting', () => {
       assert.equal(new BasicTokenCounter(510).count('cats and dogs!'), 4);
       assert.equal(e.tokens.window, 510);
       assert.equal((await e.embed(['cats'])).length, 1);
+      // The counter the chunk worker builds from the folder counts exactly as transformers.js's tokenizer does.
+      env.localModelPath = modelsDir;
+      env.allowLocalModels = true;
+      env.allowRemoteModels = false;
+      const reference = await AutoTokenizer.from_pretrained('tiny-wordpiece');
+      const real = (text: string) => reference.encode(text, { add_special_tokens: false }).length;
+      const piece = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('cats', 'dogs', ' ', '\n', '.', 'É', '猫', '🙂', '[CLS]', '##s', 'bad'));
+      fc.assert(fc.property(fc.array(piece, { maxLength: 30 }).map((p) => p.join('')), (text) => e.tokens.count(text) === real(text)), { numRuns: 1000 });
     } finally {
       await e.close();
     }

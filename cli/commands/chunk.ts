@@ -35,7 +35,7 @@ export function registerChunkCommand(program: Command): void {
     const tokens = embedder.tokens;
     await embedder.close();
     // The indexer's own chunker (a worker thread): a note that breaks the parser is named, and the others go on.
-    const chunker = await createNoteChunker(config.chunking, tokens);
+    const chunker = createNoteChunker(config.chunking, tokens);
     try {
       const targets = await collectTargets(paths, config.vault);
       const results: Array<Chunk & { path: string }> = [];

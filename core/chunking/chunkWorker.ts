@@ -4,13 +4,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ChunkingConfig } from '../config/schema.js';
 import { createChunker } from './createChunker.js';
 import { SafeOutliner } from './safeOutliner.js';
-import { BasicTokenCounter } from './tokenCounter.js';
+import { BasicTokenCounter, ModelTokenCounter } from './tokenCounter.js';
 import type { ChunkedNote, NoteInput } from './types.js';
 
 export interface ChunkWorkerInit {
   config: ChunkingConfig;
-  /** The token window; tokens are counted with `BasicTokenCounter` (exact for the models chunked here). */
+  /** The token window. */
   window: number;
+  /** The model folder whose tokenizer counts tokens; without one, `BasicTokenCounter` (exact for whole-word vocabularies). */
+  tokenizerDir?: string;
 }
 
 export interface ChunkRequest {
@@ -23,9 +25,10 @@ export interface ChunkRequest {
 /** `ready` once the parser is loaded (the timeout of a note counts from then), then one reply per request. */
 export type ChunkReply = { ready: true } | ({ id: number; recycle: boolean } & ({ result: ChunkedNote } | { error: string }));
 
-const { config, window } = workerData as ChunkWorkerInit;
+const { config, window, tokenizerDir } = workerData as ChunkWorkerInit;
 const outliner = await SafeOutliner.create();
-const chunker = await createChunker(config, new BasicTokenCounter(window), outliner);
+const tokens = tokenizerDir ? await ModelTokenCounter.load(tokenizerDir, window) : new BasicTokenCounter(window);
+const chunker = await createChunker(config, tokens, outliner);
 
 parentPort!.on('message', ({ id, note, plainReason }: ChunkRequest) => {
   outliner.plainReason = plainReason;

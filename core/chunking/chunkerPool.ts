@@ -2,8 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ChunkingConfig } from '../config/schema.js';
 import type { ChunkReply, ChunkRequest, ChunkWorkerInit } from './chunkWorker.js';
-import { createChunker } from './createChunker.js';
-import { BasicTokenCounter, type TokenCounter } from './tokenCounter.js';
+import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from './tokenCounter.js';
 import type { ChunkedNote, NoteChunker, NoteInput } from './types.js';
 
 /** A note not chunked in this long is taken to hang its worker; generous, since a 20 MB note may take a while. */
@@ -141,23 +140,12 @@ function startWorker(init: ChunkWorkerInit): Worker {
   return new Worker(bootstrap, { eval: true, workerData: init });
 }
 
-/** Runs the chunker of `createChunker` in this thread, for token counters a worker cannot rebuild (see `createNoteChunker`). */
-class InThreadNoteChunker implements NoteChunker {
-  constructor(private readonly chunker: Awaited<ReturnType<typeof createChunker>>) {}
-
-  async chunk(note: NoteInput): Promise<ChunkedNote> {
-    return this.chunker.chunk(note);
-  }
-
-  async close(): Promise<void> {}
-}
-
 /**
- * The indexer's chunker. With the basic token counter (the bundled model) it chunks in a worker thread. A model's
- * own tokenizer is not rebuilt there: loading transformers.js in a second thread also loads onnxruntime, which
- * crashes the process; those notes are chunked in this thread, with the same depth guard and parser recovery.
+ * The indexer's chunker: chunks in a worker thread, counting tokens there as `tokens` does (the basic count, or the
+ * model's own tokenizer read from its folder).
  */
-export async function createNoteChunker(config: ChunkingConfig, tokens: TokenCounter): Promise<NoteChunker> {
+export function createNoteChunker(config: ChunkingConfig, tokens: TokenCounter): NoteChunker {
+  if (tokens instanceof ModelTokenCounter) return new WorkerNoteChunker({ config, window: tokens.window, tokenizerDir: tokens.tokenizerDir });
   if (tokens instanceof BasicTokenCounter) return new WorkerNoteChunker({ config, window: tokens.window });
-  return new InThreadNoteChunker(await createChunker(config, tokens));
+  throw new Error('a chunk worker can count tokens only with BasicTokenCounter or ModelTokenCounter');
 }

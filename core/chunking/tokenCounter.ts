@@ -1,3 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+
 /** Counts the tokens an embedding model sees in a text, and knows how many it reads at most. */
 export interface TokenCounter {
   count(text: string): number;
@@ -18,5 +22,30 @@ export class BasicTokenCounter implements TokenCounter {
     BASIC_TOKEN.lastIndex = 0;
     while (BASIC_TOKEN.exec(text) !== null) n++;
     return n;
+  }
+}
+
+/**
+ * Counts with a model's own tokenizer (`tokenizer.json` + `tokenizer_config.json`), for vocabularies with sub-word
+ * pieces, where the basic count is only a lower bound. Built with tokenizers.js (the tokenizers of transformers.js
+ * without its ONNX runtime), so a chunk worker thread can build the same counter: onnxruntime-node, which importing
+ * transformers.js loads, cannot be loaded by two threads of one process.
+ */
+export class ModelTokenCounter implements TokenCounter {
+  private constructor(
+    readonly window: number,
+    /** The model folder the counter was read from: what a worker thread needs to build the same one. */
+    readonly tokenizerDir: string,
+    private readonly tokenizer: Tokenizer,
+  ) {}
+
+  static async load(tokenizerDir: string, window: number): Promise<ModelTokenCounter> {
+    const read = async (name: string) => JSON.parse(await readFile(path.join(tokenizerDir, name), 'utf8')) as object;
+    const [tokenizerJson, config] = await Promise.all([read('tokenizer.json'), read('tokenizer_config.json').catch(() => ({}))]);
+    return new ModelTokenCounter(window, tokenizerDir, new Tokenizer(tokenizerJson, config));
+  }
+
+  count(text: string): number {
+    return this.tokenizer.encode(text, { add_special_tokens: false }).ids.length;
   }
 }

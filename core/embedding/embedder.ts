@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BasicTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
+import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
 import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
 import { readFusionDefaults, type FusionDefaults } from '../search/fusionDefaults.js';
@@ -143,7 +143,7 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   const window = options.maxTokens > 0 ? Math.min(options.maxTokens, modelWindow) : modelWindow;
   const tokens = folder.basicCountIsExact
     ? new BasicTokenCounter(window)
-    : await tokenizerCounter(root, modelId, window).catch(async (e: Error) => {
+    : await ModelTokenCounter.load(path.join(root, modelId), window).catch(async (e: Error) => {
         await stopWorker(started.worker);
         throw new EmbeddingModelError(`embedding model "${modelId}": its tokenizer could not be loaded for token counting (${e.message}).`, { cause: e });
       });
@@ -245,20 +245,6 @@ function usableMaxLength(maxLength: number): number {
   return Number.isFinite(maxLength) && maxLength > 2 && maxLength <= ABSURD_MAX_LENGTH ? maxLength : FALLBACK_MAX_LENGTH;
 }
 
-/** Counts with the model's real tokenizer (~3 MB/s), for vocabularies with sub-word pieces. */
-async function tokenizerCounter(root: string, modelId: string, window: number): Promise<TokenCounter> {
-  // Loaded here only when needed: importing transformers.js also loads onnxruntime into this thread.
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
-  // env is process-wide in this thread: set it for a local-only load, then put it back.
-  const saved = { localModelPath: env.localModelPath, allowLocalModels: env.allowLocalModels, allowRemoteModels: env.allowRemoteModels, useFSCache: env.useFSCache };
-  Object.assign(env, { localModelPath: root, allowLocalModels: true, allowRemoteModels: false, useFSCache: false });
-  try {
-    const tokenizer = await AutoTokenizer.from_pretrained(modelId);
-    return { window, count: (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length };
-  } finally {
-    Object.assign(env, saved);
-  }
-}
 
 /**
  * Downloads a hub model into <downloadsDir>/<modelId> through a worker that loads it from a private staging
