@@ -75,7 +75,8 @@ export const corruptFiles: Scenario = {
         // A lock only matters to a write, so a note changes too; other files sometimes get a write on top of the damage.
         const edited = rel === 'write.lock' || rng.chance(0.3) ? `, then ${editNote(ctx.vault, rng)}` : '';
         rec.fault = `${how} ${rel} (${what})${edited}`;
-        const wantedRef = edited ? await ctx.reference(rec) : base;
+        // The vault as it is now: an earlier fault of this round may have edited a note (references are cached per state).
+        const wantedRef = await ctx.reference(rec);
         const query = rng.pick(QUERIES);
         const search = await ctx.run('search', dataDir, ['--json', query]);
         if (ctx.judge(rec, 'cairn search on the damaged index', search)) {
