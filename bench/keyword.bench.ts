@@ -16,6 +16,7 @@ import { KEYWORD_FIELD_BOOSTS, KeywordIndex, type KeywordDoc } from '../core/ind
 import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
 import { readNoteFile } from '../core/vault/readNoteFile.js';
 import { scanVault } from '../core/vault/scanVault.js';
+import { seededRandom } from '../core/random/seededRandom.js';
 
 const args = process.argv.slice(2);
 
@@ -109,7 +110,7 @@ try {
   console.log(`ready          ${seconds(ready)} from process start to first answered query (fresh node + tsx)`);
 
   // --- queries ---
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   const queries = makeQueries(docs, queryCount, random);
   const typed = queries.map((q) => asTyped(q, random));
   const typos = queries.map((q) => withTypo(q, random));
@@ -197,12 +198,3 @@ function withTypo(query: string, random: () => number): string {
   return words.join(' ');
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -6,6 +6,7 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createVectorIndex, faissStatus, loadVectorIndex, type VectorHit, type VectorIndexOptions } from '../core/indices/vectorIndex.js';
+import { seededRandom } from '../core/random/seededRandom.js';
 
 const args = process.argv.slice(2);
 const listArg = (name: string, fallback: number[]) => {
@@ -18,16 +19,6 @@ const queryCount = listArg('queries', [200])[0];
 const clustered = args.includes('--clustered');
 const K = 10;
 const ADD_BATCH = 1000;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normalise(v: Float32Array): Float32Array {
   const norm = Math.hypot(...v);

@@ -1,18 +1,12 @@
+import { seededRandom } from '../core/random/seededRandom.js';
+
 /** A seeded PRNG (mulberry32): the same seed replays the same vaults, edits and fault timings. */
 export class Random {
-  private state: number;
+  /** A float in [0, 1). */
+  readonly next: () => number;
 
   constructor(readonly seed: number) {
-    this.state = seed >>> 0 || 0x9e3779b9;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed >>> 0 || 0x9e3779b9);
   }
 
   /** An integer in [min, max]. */

@@ -2,7 +2,8 @@
 // that training on consistent pairs actually makes a query find its passage, deterministically.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encode, infoNce, pairMrr, seededRandom, train, type EmbeddingTable, type TokenPair } from '../scripts/models/contrastive-trainer.js';
+import { seededRandom } from '../core/random/seededRandom.js';
+import { encode, infoNce, pairMrr, train, type EmbeddingTable, type TokenPair } from '../scripts/models/contrastive-trainer.js';
 import { headingSectionPairs, inverseClozePairs, parseWordnetLine, tldrPagePairs } from '../scripts/models/training-pairs.js';
 
 test('a WordNet data line gives its lemmas, definition and example sentences; licence header lines give nothing', () => {

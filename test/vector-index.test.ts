@@ -15,22 +15,12 @@ import {
   type VectorIndexOptions,
 } from '../core/indices/vectorIndex.js';
 import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/hnswTuning.js';
+import { seededRandom } from '../core/random/seededRandom.js';
 
 // ---------------------------------------------------------------- helpers
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomUnitVectors(count: number, dims: number, seed: number): Float32Array[] {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   return Array.from({ length: count }, () => {
     const values = Array.from({ length: dims }, gaussian);

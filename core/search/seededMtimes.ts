@@ -6,20 +6,9 @@
 import { chmod, cp, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { seededRandom } from '../random/seededRandom.js';
 
 const DAY = 86_400_000;
-
-/** mulberry32: a small, well-known seeded generator (the same times for the same seed on every machine). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Seeded modification times for `paths` (sorted first, so the listing order does not matter). */
 export function seededMtimes(paths: readonly string[], seed: number, now: number): Map<string, number> {

@@ -9,6 +9,8 @@
  * Plain Float32Array maths, one thread, deterministic for a given seed.
  */
 
+import { seededRandom } from '../../core/random/seededRandom.js';
+
 export interface EmbeddingTable {
   /** Row-major, rows x dims. */
   rows: Float32Array;
@@ -36,18 +38,6 @@ export interface TrainOptions {
   /** Called every `logEvery` steps. */
   onStep?: (step: number, loss: number) => void;
   logEvery?: number;
-}
-
-/** mulberry32: small, seedable, the same numbers on every platform. */
-export function seededRandom(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function shuffle<T>(items: T[], random: () => number): T[] {

@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SPECIAL_TOKENS, writeBertEmbeddingModel, type Variant, type WriteResult } from './onnx-bert-writer.js';
+import { seededRandom } from '../../core/random/seededRandom.js';
 
 /** 100 common English words; every one is a single BERT basic-tokenizer token. */
 export const TINY_WORDS = [
@@ -36,18 +37,6 @@ export interface TinyModelOptions {
   variants?: Variant[];
 }
 
-/** mulberry32: small deterministic PRNG returning floats in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The vocabulary of the tiny model: specials first (ids 0-4), then TINY_WORDS. */
 export function tinyVocab(): string[] {
   return [...SPECIAL_TOKENS, ...TINY_WORDS];
@@ -56,7 +45,7 @@ export function tinyVocab(): string[] {
 /** The word-vector table (before the writer zeroes specials and appends the empty-text axis). */
 export function tinyEmbeddings(seed = 42, dims = 31): Float32Array {
   const vocab = tinyVocab();
-  const next = rng(seed);
+  const next = seededRandom(seed);
   const table = new Float32Array(vocab.length * dims);
   for (let i = 0; i < table.length; i++) {
     // Box-Muller standard normal.

@@ -18,7 +18,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import onnxProto from 'onnx-proto';
 import { SPECIAL_TOKENS, writeBertEmbeddingModel } from './onnx-bert-writer.js';
-import { pairMrr, seededRandom, shuffle, train, type EmbeddingTable, type TokenPair } from './contrastive-trainer.js';
+import { seededRandom } from '../../core/random/seededRandom.js';
+import { pairMrr, shuffle, train, type EmbeddingTable, type TokenPair } from './contrastive-trainer.js';
 import { inverseClozeBookPairs, markdownBookPairs, tldrPairs, wordnetPairs, type TrainingPair } from './training-pairs.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
