@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { containsHint } from '../core/answer/answerEvaluation.js';
 import { answerUnits, renderInline } from '../core/answer/answerUnits.js';
 import { answerQuestion } from '../core/answer/index.js';
-import { CairnVault } from '../core/api.js';
-import { defaultConfig } from '../core/config/schema.js';
+import type { CairnVault } from '../core/api.js';
+import { indexedNotesVault } from './support/notesVault.js';
 
 /** Literal Markdown a reader should never see in an answer's text. */
 const MARKDOWN_MARKERS = [/\*\*/, /`/, /^\s*#/m, /\[ \]/, /\[\[/, /\]\(/, /^\s*\|/m, /\|\s*$/m, /__\w/];
@@ -74,15 +71,11 @@ describe('answer units read as prose', () => {
 });
 
 describe('extractive answers are clean prose on a generated vault', { timeout: 60_000 }, () => {
-  let root: string;
+  let opened: Awaited<ReturnType<typeof indexedNotesVault>>;
   let vault: CairnVault;
   before(async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-answer-prose-'));
-    const dir = path.join(root, 'vault');
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      path.join(dir, 'Garden.md'),
-      [
+    opened = await indexedNotesVault('cairn-answer-prose-', {
+      'Garden.md': [
         '# Garden',
         '',
         '## Tomato care',
@@ -97,27 +90,14 @@ describe('extractive answers are clean prose on a generated vault', { timeout: 6
         '| tomato plants | seaweed fertiliser weekly in summer |',
         '',
       ].join('\n'),
-    );
-    await writeFile(path.join(dir, 'Kitchen.md'), '# Kitchen\n\nThe oven needs a clean every month, and the fridge a defrost twice a year.\n');
-    // Each sentence holds one of the question's words; only the section as a whole holds the answer.
-    await writeFile(
-      path.join(dir, 'Pottery.md'),
-      '# Pottery\n\n## Firing\n\nStoneware needs a long and hot firing.\nSet the kiln to 1240 degrees for the last hour.\nMugs and bowls go on the top shelf.\n',
-    );
-    await writeFile(
-      path.join(dir, 'Tools.md'),
-      '# Tools\n\n## Bed preparation\n\n- Bring a **spade** for digging the vegetable beds in spring.\n- Bring a `rake` for levelling the vegetable beds after digging.\n',
-    );
-    const config = defaultConfig();
-    config.vault.path = dir;
-    config.index.data_dir = path.join(root, 'data');
-    vault = await CairnVault.open(config);
-    await vault.index();
+      'Kitchen.md': '# Kitchen\n\nThe oven needs a clean every month, and the fridge a defrost twice a year.\n',
+      // Each sentence holds one of the question's words; only the section as a whole holds the answer.
+      'Pottery.md': '# Pottery\n\n## Firing\n\nStoneware needs a long and hot firing.\nSet the kiln to 1240 degrees for the last hour.\nMugs and bowls go on the top shelf.\n',
+      'Tools.md': '# Tools\n\n## Bed preparation\n\n- Bring a **spade** for digging the vegetable beds in spring.\n- Bring a `rake` for levelling the vegetable beds after digging.\n',
+    });
+    vault = opened.vault;
   });
-  after(async () => {
-    await vault?.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  after(() => opened?.remove());
 
   it('has no Markdown markers, no quoted question, and a citation on every bullet', async () => {
     const answer = await answerQuestion(vault, 'How should I feed tomato plants in summer?', { mode: 'extractive' });

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault } from '../core/api.js';
-import { defaultConfig } from '../core/config/schema.js';
+import type { CairnVault } from '../core/api.js';
 import { KeywordIndex } from '../core/indices/keywordIndex.js';
 import { convexFusion } from '../core/search/fusion.js';
 import { parseFusionDefaults, readFusionDefaults } from '../core/search/fusionDefaults.js';
 import { keywordConfidence, vectorConfidence } from '../core/search/rankerConfidence.js';
+import { indexedNotesVault } from './support/notesVault.js';
 
 describe('ranker confidence', () => {
   it('keyword: certain on an exact title, high when the best score stands far above the 10th, low when flat', () => {
@@ -68,34 +67,22 @@ describe('query words that shape a question', () => {
 });
 
 describe('hybrid search keeps a strong keyword hit above weak vector hits', () => {
-  let root: string;
+  let opened: Awaited<ReturnType<typeof indexedNotesVault>>;
   let vault: CairnVault;
   before(async () => {
-    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-fusion-'));
-    const dir = path.join(root, 'vault');
-    await mkdir(dir, { recursive: true });
+    const notes: Record<string, string> = {
+      // The passage that names the exact phrase, among unrelated errands: keyword search finds it far ahead of the rest.
+      'Errands.md':
+        '# Errands\n\nBought bread, milk, eggs, coffee filters and batteries for the remote; the bike tyre needs air.\n\n## Saturday\n\nThe quokka calibration procedure: tare first. Then groceries, laundry, the post office and the bank.\n',
+    };
     // Many notes on the topic of the query's common words: the word vectors rank them all close to the query.
     for (let i = 0; i < 20; i++) {
-      await writeFile(
-        path.join(dir, `Instrument ${i}.md`),
-        `# Instrument ${i}\n\nCalibration of laboratory instrument ${i}: the calibration of scales, balances and thermometers follows a written method, checked against reference weights every month.\n`,
-      );
+      notes[`Instrument ${i}.md`] = `# Instrument ${i}\n\nCalibration of laboratory instrument ${i}: the calibration of scales, balances and thermometers follows a written method, checked against reference weights every month.\n`;
     }
-    // The passage that names the exact phrase, among unrelated errands: keyword search finds it far ahead of the rest.
-    await writeFile(
-      path.join(dir, 'Errands.md'),
-      '# Errands\n\nBought bread, milk, eggs, coffee filters and batteries for the remote; the bike tyre needs air.\n\n## Saturday\n\nThe quokka calibration procedure: tare first. Then groceries, laundry, the post office and the bank.\n',
-    );
-    const config = defaultConfig();
-    config.vault.path = dir;
-    config.index.data_dir = path.join(root, 'data');
-    vault = await CairnVault.open(config);
-    await vault.index();
+    opened = await indexedNotesVault('cairn-fusion-', notes);
+    vault = opened.vault;
   });
-  after(async () => {
-    await vault?.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  after(() => opened?.remove());
 
   it('the exact-phrase keyword hit comes first in hybrid mode, with each ranker\'s evidence in its explanation', async () => {
     const keyword = await vault.search({ query: 'quokka calibration procedure', mode: 'keyword', k: 5 });
