@@ -58,7 +58,8 @@ describe('live vault: watcher, incremental updates, reconciliation', { timeout: 
   it('a created note becomes searchable', async () => {
     await writeFile(path.join(vault, 'Ferret facts.md'), '# Ferret facts\n\nFerrets sleep eighteen hours a day: aardvarks.\n');
     await eventually(async () => (await paths(service, 'aardvarks')).includes('Ferret facts.md'), 'the new note');
-    assert.ok(events.some((e) => e.type === 'note-changed' && e.path === 'Ferret facts.md' && e.change === 'added'));
+    // Keyword-searchable comes first; the change is announced once the update is whole (its vectors embedded).
+    await eventually(() => events.some((e) => e.type === 'note-changed' && e.path === 'Ferret facts.md' && e.change === 'added'), 'the note-changed event');
   });
 
   it('a modified note is re-indexed with its new text only', async () => {
