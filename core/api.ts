@@ -16,6 +16,7 @@ import { readManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from 
 import { VaultIndexer } from './indexing/vaultIndexer.js';
 import { GRAMMAR_VERSION } from './parse/markdownTree.js';
 import { NoteReadError, readNoteFile, type NoteSource } from './vault/readNoteFile.js';
+import type { VaultLink } from './vault/scanVault.js';
 import { OutsideVaultError, resolveInVault } from './vault/vaultPaths.js';
 import { EmbeddingNeighbourExpander } from './search/queryExpander.js';
 import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
@@ -231,6 +232,11 @@ export class CairnVault {
       throw new NoteReadError(notePath, (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message);
     });
     return readNoteFile({ path: notePath, absPath, size: 0, mtimeMs: 0 });
+  }
+
+  /** The vault's symbolic links as the last full scan met them. */
+  links(): readonly VaultLink[] {
+    return this.indexer.links;
   }
 
   /** The note a link target points to, as Obsidian resolves it from `fromPath`. */

@@ -189,10 +189,13 @@ describe('vault boundary: watcher', { timeout: 60_000 }, () => {
   });
   after(() => fs.rm(base, { recursive: true, force: true }));
 
+  // What the service hands the watcher: the links of a full scan, as the reconcile that goes with each folder batch finds them.
+  const scannedLinks = (options: VaultScanOptions) => async () => (await scanVault(vault, options)).links;
+
   async function watching(followOutside: boolean, run: (files: () => string[]) => Promise<void>): Promise<void> {
     const batches: VaultChangeBatch[] = [];
     const errors: Error[] = [];
-    const watcher = new VaultWatcher(vault, { ...OPTIONS, follow_outside_links: followOutside }, { debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => errors.push(e) });
+    const watcher = new VaultWatcher(vault, { ...OPTIONS, follow_outside_links: followOutside }, { links: scannedLinks({ ...OPTIONS, follow_outside_links: followOutside }), debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => errors.push(e) });
     try {
       await withTimeout(watcher.start(), 5000, 'watcher ready');
       await run(() => batches.flatMap((b) => [...b.files]));
@@ -217,7 +220,7 @@ describe('vault boundary: watcher', { timeout: 60_000 }, () => {
 
   test('links created while watching: a note link is a file change, a folder link a reconcile', async () => {
     const batches: VaultChangeBatch[] = [];
-    const watcher = new VaultWatcher(vault, OPTIONS, { debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => assert.fail(e) });
+    const watcher = new VaultWatcher(vault, OPTIONS, { links: scannedLinks(OPTIONS), debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => assert.fail(e) });
     try {
       await withTimeout(watcher.start(), 5000, 'watcher ready');
       await fs.symlink(path.join(outside, 'secret.md'), path.join(vault, 'late.md'));
@@ -233,7 +236,7 @@ describe('vault boundary: watcher', { timeout: 60_000 }, () => {
 
   test('a new file whose name is not valid UTF-8 makes a reconcile (a scan reports it), not a vanished note', async () => {
     const batches: VaultChangeBatch[] = [];
-    const watcher = new VaultWatcher(vault, OPTIONS, { debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => assert.fail(e) });
+    const watcher = new VaultWatcher(vault, OPTIONS, { links: scannedLinks(OPTIONS), debounceMs: 50, onBatch: async (b) => void batches.push(b), onError: (e) => assert.fail(e) });
     const name = Buffer.concat([Buffer.from(path.join(vault, 'latin1 ')), Buffer.from([0xe9, 0xff]), Buffer.from('.md')]);
     try {
       await withTimeout(watcher.start(), 5000, 'watcher ready');

@@ -6,7 +6,7 @@ import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { readNoteFile } from '../vault/readNoteFile.js';
 import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/vaultPaths.js';
-import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultScanOptions } from '../vault/scanVault.js';
+import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
 import type { IndexState } from './indexState.js';
 import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
@@ -47,6 +47,8 @@ type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 export class VaultIndexer {
   private readonly filter: PathFilter;
   pendingEmbeddings = 0;
+  /** The symbolic links the last full scan met (the live watcher watches the real targets of those it followed). */
+  links: readonly VaultLink[] = [];
   /** Changes applied since the last save (by `update`, or a `sync` that found differences). */
   private unsaved = false;
 
@@ -58,6 +60,7 @@ export class VaultIndexer {
   async sync(listener: IndexListener = () => {}): Promise<IndexSummary> {
     return this.run(listener, true, async (timed) => {
       const scan = await timed('scan', () => scanVault(this.deps.vaultPath, this.deps.scanOptions));
+      this.links = scan.links;
       const present = new Set(scan.files.map((f) => f.path));
       return {
         entries: scan.files,

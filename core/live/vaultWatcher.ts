@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isInside } from '../indexing/dataPaths.js';
-import { createPathFilter, scanVault, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
+import { createPathFilter, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 
 /** One debounced batch of file system changes, vault-relative and `/`-separated. */
 export interface VaultChangeBatch {
@@ -17,6 +17,11 @@ export interface VaultWatcherOptions {
   /** Called with each batch; a batch is never delivered while the previous one's promise is pending. */
   onBatch: (batch: VaultChangeBatch) => Promise<void>;
   onError: (error: Error) => void;
+  /**
+   * The vault's symbolic links as its last full scan met them: read when watching starts and after each batch with
+   * folder changes (which the caller reconciles with a scan), so the watcher never scans the vault itself.
+   */
+  links: () => Promise<readonly VaultLink[]>;
 }
 
 /**
@@ -35,7 +40,7 @@ export class VaultWatcher {
   private running?: Promise<void>;
   private closed = false;
   private realRoot = '';
-  private filter: PathFilter;
+  private readonly filter: PathFilter;
   /** Links followed by the last scan. */
   private links: VaultLink[] = [];
   /** Every link to a note or folder, followed or not, by vault-relative name: to tell a new or retargeted link from noise. */
@@ -45,7 +50,7 @@ export class VaultWatcher {
 
   constructor(
     private readonly root: string,
-    private readonly scanOptions: VaultScanOptions,
+    scanOptions: VaultScanOptions,
     private readonly options: VaultWatcherOptions,
   ) {
     this.filter = createPathFilter(scanOptions);
@@ -104,7 +109,7 @@ export class VaultWatcher {
 
   /** The links the scan follows, and which of their targets the vault watch does not already cover. */
   private async findLinks(): Promise<void> {
-    const { links } = await scanVault(this.realRoot, this.scanOptions);
+    const links = await this.options.links();
     this.links = links.filter((link) => link.followed);
     this.knownLinks = new Map(links.map((link) => [link.path, { realPath: link.realPath, isDirectory: link.isDirectory }]));
     this.watchedTargets = new Set(this.links.filter((link) => !this.coveredByRootWatch(link.realPath)).map((link) => link.realPath));

@@ -134,20 +134,21 @@ export class QueryOrchestrator {
 
     // Each ranking counts by the model's base weight (scaled by [search]) times how sure the ranker is this time.
     const model = this.embedder.searchDefaults ?? GENERIC_FUSION_DEFAULTS;
+    const base = { keyword: model.keyword_weight * config.keyword_weight, vector: model.vector_weight * config.vector_weight };
     const exactTitle = keywordHits.some((h) => h.exactTitle);
     const lists: RankedList[] = [];
     if (mode !== 'vector') {
       const scores = keywordHits.map((h) => h.score);
-      lists.push({ name: 'keyword', weight: model.keyword_weight * config.keyword_weight * keywordConfidence(scores, exactTitle), ids: keywordHits.map((h) => h.id), scores });
+      lists.push({ name: 'keyword', weight: base.keyword * keywordConfidence(scores, exactTitle), ids: keywordHits.map((h) => h.id), scores });
     }
     if (mode !== 'keyword') {
       const scores = vectorHits.map((h) => h.score);
-      lists.push({ name: 'vector', weight: model.vector_weight * config.vector_weight * vectorConfidence(scores), ids: vectorHits.map((h) => h.id), scores });
+      lists.push({ name: 'vector', weight: base.vector * vectorConfidence(scores), ids: vectorHits.map((h) => h.id), scores });
     }
     // A single ranking is taken as it is, and rankings equally unsure (all flat) count by their base weights:
     // a confidence of 0 must not erase an order.
     if (lists.length === 1) lists[0]!.weight = 1;
-    else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = l.name === 'keyword' ? model.keyword_weight * config.keyword_weight : model.vector_weight * config.vector_weight;
+    else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = base[l.name];
     const fused = config.fusion === 'convex' ? convexFusion(lists) : reciprocalRankFusion(lists, config.rrf_k > 0 ? config.rrf_k : model.rrf_k);
     for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
 

@@ -281,6 +281,7 @@ export class CairnService implements CairnApi {
       debounceMs: this.config.index.debounce_ms,
       onBatch: (batch) => this.queue.run(() => this.applyBatch(vault, batch)),
       onError: (error) => this.emit({ type: 'error', message: `watching ${vault.vaultPath}: ${error.message}` }),
+      links: async () => vault.links(),
     });
     await this.watcher.start();
     const every = this.config.index.reconcile_interval_seconds;
