@@ -33,6 +33,25 @@ describe('answer units read as prose', () => {
     assert.deepEqual(units.map((u) => u.plain), ['Provider: Azure; Redirects: See details.', 'Provider: Netlify; Redirects: Built in.', 'The server then shows the page.']);
   });
 
+  it('read rows cut from the middle of a table (no header in the passage) as rows, not as a paragraph', () => {
+    const units = answerUnits('Azure|See [details](https://x.org/a).\nNetlify|Built `in`.\n\n- see [[Filters#Due|due]] and\n- [[Sorting|sort]] too\n');
+    assert.deepEqual(
+      units.map((u) => [u.kind, u.plain]),
+      [
+        ['row', 'Azure; See details.'],
+        ['row', 'Netlify; Built in.'],
+        ['item', 'see due and'],
+        ['item', 'sort too'],
+      ],
+    );
+  });
+
+  it('decode HTML character references, drop a bold marker left unpaired by a sentence break, and end no sentence inside a code span', () => {
+    assert.equal(renderInline('Open Start&nbsp;> Settings &amp; Privacy, cell &#124; bar, `&nbsp;` stays.'), 'Open Start > Settings & Privacy, cell | bar, &nbsp; stays.');
+    const units = answerUnits('As the table shows, **due dates weigh most on urgency.** Other dates weigh less.\n\nAny page is reachable with the [`.Page.GetPage`][] method. It returns nil when nothing matches.\n');
+    assert.deepEqual(units.map((u) => u.plain), ['As the table shows, due dates weigh most on urgency.', 'Other dates weigh less.', 'Any page is reachable with the .Page.GetPage method.', 'It returns nil when nothing matches.']);
+  });
+
   it('render list items and checkboxes without markers, and keep exact raw offsets', () => {
     const text = '- [ ] write the **report** by `Friday`\n* [x] read [the guide](https://example.org)\n';
     const units = answerUnits(text);

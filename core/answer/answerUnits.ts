@@ -57,6 +57,8 @@ const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
 const RAW_SHORTCODE_OPEN = /^\s*\{\{<\s*([\w-]+)(?:[^>]|>(?!\}\}))*?(?<!\/)>\}\}\s*$/;
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** An inline code span (CommonMark: a run of backticks closed by a run of the same length). */
+const CODE_SPAN = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g;
 
 /** `atNoteStart`: the passage begins at the note's first line, where front matter may stand. */
 export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
@@ -154,10 +156,14 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
     // leading "|" ("Azure|See details."), so a table lasts until a line without one.
     const next = lines[i + 1]?.body ?? '';
     const opensTable = body.includes('|') && next.includes('|') && TABLE_DELIMITER.test(next) && !TABLE_DELIMITER.test(body);
-    if (opensTable || body.trimStart().startsWith('|') || (inTable && body.includes('|'))) {
+    // A passage cut from the middle of a table (a long table split between chunks) starts with rows and no header:
+    // two lines running on, each with a cell bar, are rows too, never a paragraph showing "Azure|See details.".
+    const headlessRows = !block && !LIST_MARKER.test(body) && hasCellBar(body) && hasCellBar(next);
+    if (opensTable || headlessRows || body.trimStart().startsWith('|') || (inTable && body.includes('|'))) {
       flush();
       inTable = true;
       if (opensTable) header = tableCells(body);
+      else if (headlessRows && !inTable) header = [];
       else if (!TABLE_DELIMITER.test(body)) {
         const row = makeUnit(text, line.start + line.quote, line.end, 'row', tableRowText(body, header));
         if (row) units.push(row);
@@ -180,6 +186,11 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
   }
   flush();
   return units;
+}
+
+/** A table cell bar: an unescaped "|" outside code spans and wikilinks ("[[Note|alias]]"). */
+function hasCellBar(line: string): boolean {
+  return /(?<!\\)\|/.test(line.replace(CODE_SPAN, '').replace(/\[\[[^\]]*\]\]/g, ''));
 }
 
 function shortcodeClose(name: string): RegExp {
@@ -214,6 +225,8 @@ function blockUnits(text: string, lines: Line[], block: Block, itemKind: UnitKin
     if (n > block.first) masked += ' '.repeat(line.start - lines[n - 1].end);
     masked += ' '.repeat(line.quote) + text.slice(line.start + line.quote, line.end);
   }
+  // Code spans masked too: a period inside one ("`.Page.GetPage`") ends no sentence.
+  masked = masked.replace(CODE_SPAN, (span) => span[0] + 'x'.repeat(span.length - 2) + span.at(-1));
   if (block.kind === 'item' && masked.trim().length <= MAX_ITEM_CHARS) {
     const unit = makeUnit(text, from, to, itemKind);
     return unit ? [unit] : [];
@@ -302,9 +315,25 @@ export function renderInline(text: string): string {
     .replace(/\{\{[<%][\s\S]*?[%>]\}\}/g, '')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
+    // A strong-emphasis marker left without its pair: the sentence ended inside the emphasis ("**due dates … urgency.**").
+    .replace(/\*\*/g, '')
     .replace(/(^|[^\p{L}\p{N}*])\*(?=\S)([^*]*?\S)\*(?![\p{L}\p{N}])/gu, '$1$2')
     .replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}])/gu, '$1$2')
     .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1')
     .replace(/==(?=\S)([\s\S]*?\S)==/g, '$1');
+  out = out.replace(/&(#\d{1,7}|#x[\da-f]{1,6}|[a-z]{2,8});/gi, (entity, name: string) => decodeEntity(name) ?? entity);
   return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]).replace(/\s+/g, ' ').trim();
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", ndash: '\u2013', mdash: '\u2014', hellip: '\u2026',
+  reg: '\u00ae', copy: '\u00a9', trade: '\u2122', euro: '\u20ac', times: '\u00d7', rarr: '\u2192', larr: '\u2190',
+  laquo: '\u00ab', raquo: '\u00bb', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d', middot: '\u00b7',
+};
+
+/** An HTML character reference as the reader sees it ("&nbsp;" a space, "&#124;" a bar); unknown names stay. */
+function decodeEntity(name: string): string | undefined {
+  if (name[0] !== '#') return NAMED_ENTITIES[name.toLowerCase()];
+  const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
 }

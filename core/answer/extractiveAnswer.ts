@@ -8,6 +8,7 @@ import { headerPathAt } from '../search/citedPart.js';
 import { plainText } from './answerUnits.js';
 import { sourceLabel } from './retrieveSources.js';
 import { compareUnits, pickUnits, type ScoredUnit } from './sentenceRanker.js';
+import type { SectionEvidence } from './sectionEvidence.js';
 import type { Answer, AnswerSource, Citation } from './types.js';
 
 export const NOT_ANSWERED = "Your notes don't seem to answer this directly.";
@@ -27,15 +28,46 @@ export interface ExtractiveSettings {
 const ANSWER_SECTIONS = 3;
 /** A further section joins the answer when its evidence is at least this share of the best section's. */
 const SECTION_FLOOR = 0.75;
+/**
+ * A section looks relevant, though under the bar, when it shares at least MIN_SHARED_TERMS of the question's
+ * content words and its evidence reaches PLAUSIBLE_SHARE of [answer] min_confidence, or when it holds at least
+ * half of the question's content words (and at least MIN_NAMED_TERMS of them): it is on the question's subject
+ * even when it words it differently (see sectionEvidence). An off-topic question meets a section on one word.
+ */
+const PLAUSIBLE_SHARE = 0.8;
+const MIN_SHARED_TERMS = 2;
+const MIN_NAMED_TERMS = 3;
+
+export function looksRelevant(judged: SectionEvidence | undefined, minConfidence: number): boolean {
+  if (!judged || judged.score === 0) return false;
+  if (judged.score >= minConfidence) return true;
+  if (judged.sharedTerms >= MIN_SHARED_TERMS && judged.score >= PLAUSIBLE_SHARE * minConfidence) return true;
+  return judged.sharedTerms >= MIN_NAMED_TERMS && judged.sharedTerms * 2 >= judged.questionTerms;
+}
 
 /**
  * The search already found the passage; the answer quotes it. Among the top sections, those with enough
  * evidence each give their best sentence (so each is cited), then their next best fill up to max_sentences.
+ *
+ * Which sections: those that answer with confidence (evidence at least [answer] min_confidence), and the
+ * search's top-ranked quotable section whenever it looks relevant: the search trusted it most, so an answer
+ * that leaves it out drops what the search found. When no section reaches the bar but some look relevant, the
+ * answer quotes those: "your notes don't seem to answer this" is for questions where the search found nothing
+ * that looks relevant.
  */
-export function extractiveAnswer(sources: AnswerSource[], scored: readonly ScoredUnit[], evidence: ReadonlyMap<AnswerSource, number>, settings: ExtractiveSettings): Answer {
-  const strong = sources.slice(0, ANSWER_SECTIONS).filter((s) => (evidence.get(s) ?? 0) >= settings.minConfidence);
-  const best = Math.max(0, ...strong.map((s) => evidence.get(s)!));
-  const chosen = new Set(strong.filter((s) => evidence.get(s)! >= SECTION_FLOOR * best));
+export function extractiveAnswer(sources: AnswerSource[], scored: readonly ScoredUnit[], evidence: ReadonlyMap<AnswerSource, SectionEvidence>, settings: ExtractiveSettings): Answer {
+  const score = (s: AnswerSource) => evidence.get(s)?.score ?? 0;
+  const plausible = (s: AnswerSource) => looksRelevant(evidence.get(s), settings.minConfidence);
+  const top = sources.slice(0, ANSWER_SECTIONS);
+  const strong = top.filter((s) => score(s) >= settings.minConfidence);
+  const candidates = strong.length > 0 ? strong : top.filter(plausible);
+  const best = Math.max(0, ...candidates.map(score));
+  const chosen = new Set(candidates.filter((s) => score(s) >= SECTION_FLOOR * best));
+  // The top-ranked section with something to quote (a section of only code has nothing).
+  const first = top.find((s) => score(s) > 0);
+  // It joins whenever it looks relevant, and always when the answer rests on sections that only look relevant:
+  // then none is vouched for by its own evidence, and the search's order is the better judge among them.
+  if (chosen.size > 0 && first && (plausible(first) || strong.length === 0)) chosen.add(first);
   const picked = pickUnits(scored.filter((u) => chosen.has(u.source)), settings.maxSentences);
   if (picked.length === 0) return notAnswered(sources, scored);
   const groups = groupBySource(picked);
@@ -44,15 +76,21 @@ export function extractiveAnswer(sources: AnswerSource[], scored: readonly Score
   return { answer, mode: 'extractive', confident: true, citations, sources };
 }
 
-/** Picked units grouped by source, sources in the search's order, units in reading order. */
+/**
+ * Picked units grouped by source and, within a source, by the heading each stands under (a short section merged
+ * into its neighbour's chunk keeps its own heading): each group is one citation [n] naming its own heading.
+ * Groups in the search's order of their sources, then reading order; units in reading order.
+ */
 function groupBySource(picked: readonly ScoredUnit[]): ScoredUnit[][] {
-  const groups = new Map<AnswerSource, ScoredUnit[]>();
-  for (const unit of [...picked].sort((a, b) => a.source.rank - b.source.rank)) {
-    const group = groups.get(unit.source) ?? [];
+  const groups = new Map<string, ScoredUnit[]>();
+  const ordered = [...picked].sort((a, b) => a.source.rank - b.source.rank || a.pieceIndex - b.pieceIndex || a.unit.start - b.unit.start);
+  for (const unit of ordered) {
+    const key = `${unit.source.rank}\u0000${headerPathAt(unit.piece, unit.startLine).join('\u0000')}`;
+    const group = groups.get(key) ?? [];
     group.push(unit);
-    groups.set(unit.source, group);
+    groups.set(key, group);
   }
-  return [...groups.values()].map((units) => units.sort((a, b) => a.pieceIndex - b.pieceIndex || a.unit.start - b.unit.start));
+  return [...groups.values()];
 }
 
 /** Sentences run on as prose ended by the marker; list items and table rows each get a line and a marker of their own. */

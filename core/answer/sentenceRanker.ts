@@ -15,6 +15,7 @@ import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
 import type { AnswerSource } from './types.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
+import { headerPathAt } from '../search/citedPart.js';
 
 export interface ScoredUnit {
   source: AnswerSource;
@@ -67,13 +68,20 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   const [questionVector, emptyVector, ...vectors] = await embed([question, '', ...found.map((f) => f.unit.plain)]);
   const questionKnown = !isEmptyLike(questionVector, emptyVector);
   const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
-  const contexts = new Map<AnswerSource, Set<string>>(sources.map((s) => [s, termSet(`${s.title} ${s.headerPath.join(' ')}`)]));
+  // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.
+  const contexts = new Map<string, Set<string>>();
+  const contextOf = (f: (typeof found)[number]): Set<string> => {
+    const heading = `${f.source.title} ${headerPathAt(f.piece, f.startLine).join(' ')}`;
+    let terms = contexts.get(heading);
+    if (!terms) contexts.set(heading, (terms = termSet(heading)));
+    return terms;
+  };
   const asked = normalized(question);
 
   return found.map((f, i) => {
     const vector = vectors[i];
     const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
-    const lexical = coverage(weights, f.terms, contexts.get(f.source)!);
+    const lexical = coverage(weights, f.terms, contextOf(f));
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
     const words = f.unit.plain.split(/\s+/).length;
     const echoes = asked.length > 0 && normalized(f.unit.plain).includes(asked);
@@ -105,6 +113,9 @@ export function pickUnits(scored: readonly ScoredUnit[], max: number): ScoredUni
   for (const candidate of ranked) {
     if (picked.length >= max) break;
     if (sources.has(candidate.source) || sources.size >= MAX_SOURCES) continue;
+    // Two notes may carry the same paragraph (a copied passage, a shared include): it is quoted once. Only the very
+    // same words: a section's best sentence that merely resembles another is still its citation.
+    if (picked.some((p) => p.unit.plain.toLowerCase() === candidate.unit.plain.toLowerCase())) continue;
     picked.push(candidate);
     sources.add(candidate.source);
   }
