@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from '../core/api.js';
+import type { AdaptProgress, IndexEvent, IndexListener, IndexPhase, IndexSummary } from '../core/api.js';
 
 const PHASE_LABEL: Record<IndexPhase, string> = { scan: 'scanning', chunk: 'chunking', embed: 'embedding', index: 'indexing', persist: 'saving' };
 
@@ -68,4 +68,25 @@ export function describeSummary(summary: IndexSummary): string {
     `${summary.embedded} chunk texts embedded, ${summary.cached} from the cache`,
     `${summary.seconds.toFixed(1)} s (${phases})`,
   ].join('\n');
+}
+
+const ADAPT_LABEL: Record<AdaptProgress['phase'], string> = { mining: 'collecting pairs', training: 'training', writing: 'saving the table' };
+
+/** Progress of learning the vault's vocabulary on stderr: a bar of training steps on a terminal, a line per phase otherwise. */
+export function adaptProgressReporter(quiet = false): { listener: (p: AdaptProgress) => void; stop: () => void } {
+  if (quiet) return { listener: () => {}, stop: () => {} };
+  process.stderr.write("cairn: learning this vault's vocabulary (adapting the embedding table)\n");
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar({ stream: process.stderr, format: ' {phase} |{bar}| {value}/{total} | ETA {eta_formatted}', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+    : undefined;
+  let phase: AdaptProgress['phase'] | undefined;
+  const listener = (p: AdaptProgress) => {
+    const payload = { phase: ADAPT_LABEL[p.phase].padEnd(16) };
+    if (bar) {
+      if (phase !== p.phase) bar.start(Math.max(1, p.total), p.done, payload);
+      else bar.update(p.done, payload);
+    } else if (phase !== p.phase) process.stderr.write(`cairn: ${ADAPT_LABEL[p.phase]}${p.total > 1 ? ` (${p.total}${p.phase === 'training' ? ' steps' : ''})` : ''}\n`);
+    phase = p.phase;
+  };
+  return { listener, stop: () => bar?.stop() };
 }

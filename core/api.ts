@@ -1,18 +1,21 @@
 // The one typed facade over core: the CLI, the Electron main process and the HTTP server use only this.
-import { mkdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createNoteChunker } from './chunking/chunkerPool.js';
 import type { NoteChunker } from './chunking/types.js';
 import { CHUNKER_VERSION } from './chunking/noteChunker.js';
 import type { CairnConfig } from './config/schema.js';
 import { EmbeddingCache } from './embedding/embeddingCache.js';
-import { createEmbedder, type Embedder } from './embedding/embedder.js';
+import { createEmbedder, describeLocalModel, type Embedder, type EmbedderOptions } from './embedding/embedder.js';
+import { LazyEmbedder } from './embedding/lazyEmbedder.js';
+import { adaptStaticModel, TooLittleTextError, type AdaptProgress } from './adapt/adaptStaticModel.js';
+import { changedShare, embeddingCacheFile, newTableFolder, notesSnapshotFile, readAdaptation, recordAdaptation, removeTablesExcept, type AdaptationState, type AdaptedTable } from './adapt/adaptedTables.js';
 import { faissStatus, type VectorIndexOptions } from './indices/vectorIndex.js';
 import { dataFolderProblem, defaultDataRoot, vaultDataDir } from './indexing/dataPaths.js';
 import type { IndexListener, IndexSummary } from './indexing/indexEvents.js';
-import { IndexState } from './indexing/indexState.js';
+import { IndexState, notesFileOf } from './indexing/indexState.js';
 import type { NoteRecord } from './indexing/noteStore.js';
-import { readManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './indexing/manifest.js';
+import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from './indexing/manifest.js';
 import { VaultIndexer } from './indexing/vaultIndexer.js';
 import { GRAMMAR_VERSION } from './parse/markdownTree.js';
 import { NoteReadError, readNoteFile, type NoteSource } from './vault/readNoteFile.js';
@@ -24,6 +27,7 @@ import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest,
 export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
 export type { ChunkSummary, SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
 export type { QueryOperator } from './search/queryOperators.js';
+export type { AdaptProgress } from './adapt/adaptStaticModel.js';
 
 export interface VaultStatus {
   vault: string;
@@ -38,6 +42,10 @@ export interface VaultStatus {
   dims: number;
   dtype: string;
   tokenWindow: number;
+  /** The embedding table in use: the model's own, or one adapted to this vault (with how it was made). */
+  table: { kind: 'shipped' } | { kind: 'adapted'; hash: string; adaptedAt: string; heldOutMrr?: { before: number; after: number }; pairs?: { train: number; heldOut: number }; seconds?: number };
+  /** Why the table is due to be adapted (again), when it is. */
+  adaptationDue?: string;
   /** Set when the next `index()` will rebuild everything, with the reason. */
   pendingRebuild?: string;
   manifest?: Manifest;
@@ -46,6 +54,18 @@ export interface VaultStatus {
 }
 
 export class CairnError extends Error {}
+
+/** A vault with fewer chunks than this has too little text to learn its vocabulary from (no attempt is made). */
+const MIN_CHUNKS_TO_ADAPT = 100;
+
+/** A shipped static model this vault can adapt (`[embedding] adapt` on), with its files' fingerprint. */
+interface AdaptableModel {
+  model: string;
+  dir: string;
+  fingerprint: string;
+}
+
+export type AdaptOutcome = { adapted: true; state: AdaptationState } | { adapted: false; reason: string };
 
 /** An open vault: its index, kept in memory, and the operations on it. */
 export class CairnVault {
@@ -69,9 +89,12 @@ export class CairnVault {
     private readonly vectorOptions: VectorIndexOptions,
     private state: IndexState,
     rebuild: string | undefined,
+    private readonly adaptable: AdaptableModel | undefined,
+    private adapted: AdaptedTable | undefined,
+    private readonly expansionWords: { embedder: Pick<Embedder, 'embed' | 'dims' | 'close'>; cache: EmbeddingCache } | undefined,
   ) {
     this.pendingRebuild = rebuild;
-    this.expander = new EmbeddingNeighbourExpander(embedder, cache);
+    this.expander = new EmbeddingNeighbourExpander(expansionWords?.embedder ?? embedder, expansionWords?.cache ?? cache);
     this.indexer = this.indexerFor(state);
   }
 
@@ -90,7 +113,9 @@ export class CairnVault {
       // The expansion vocabulary follows the keyword index; its word vectors stay in the cache with the chunks'.
       beforePersist: async () => {
         await this.refreshVocabulary(state);
-        return this.expander.hashes();
+        if (!this.expansionWords) return this.expander.hashes();
+        await this.expansionWords.cache.save(new Set(this.expander.hashes()));
+        return [];
       },
     });
   }
@@ -106,19 +131,31 @@ export class CairnVault {
     if (dataFolderConflict) throw new CairnError(dataFolderConflict);
     const dataDir = vaultDataDir(dataRoot, vaultPath);
     await mkdir(dataDir, { recursive: true });
-    const embedderReady = createEmbedder({
+    const modelOptions: EmbedderOptions = {
       model: config.embedding.model,
       dtype: config.embedding.dtype,
       batchSize: config.embedding.batch_size,
       maxTokens: config.embedding.max_tokens,
       dataRoot,
-    });
+    };
+    const adaptable = config.embedding.adapt ? await adaptableModel(modelOptions) : undefined;
+    const adapted = adaptable ? await readAdaptation(dataDir, adaptable) : undefined;
+    const tableHash = adapted?.modelsDir ? adapted.state.tableHash : undefined;
+    // An adapted table loads like the shipped model, from its own folder in the data folder.
+    const embedderReady = createEmbedder(adapted?.modelsDir ? { ...modelOptions, modelsDir: adapted.modelsDir } : modelOptions);
     const identityReady = embedderReady.then(
       (embedder): IndexIdentity => ({
         schemaVersion: SCHEMA_VERSION,
         chunkerVersion: CHUNKER_VERSION,
         chunking: { ...config.chunking },
-        embedding: { modelId: embedder.modelId, dims: embedder.dims, dtype: embedder.dtype, fingerprint: embedder.fingerprint, tokenWindow: embedder.tokens.window },
+        embedding: {
+          modelId: embedder.modelId,
+          dims: embedder.dims,
+          dtype: embedder.dtype,
+          fingerprint: embedder.fingerprint,
+          tokenWindow: embedder.tokens.window,
+          table: tableHash ?? SHIPPED_TABLE,
+        },
         grammarVersion: GRAMMAR_VERSION,
         vaultPath,
       }),
@@ -133,8 +170,98 @@ export class CairnVault {
     const [embedder, identity, { state, rebuild }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
     const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
-    const cache = await EmbeddingCache.open(path.join(dataDir, 'embeddings.bin'), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
-    return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild);
+    const cache = await EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
+    // With an adapted table, query expansion keeps the shipped table's neighbours: a table trained on one vault
+    // pulls its topical words together ("date" near "thursdays"), which are not synonyms. Loaded on first use.
+    const expansionWords =
+      tableHash && adaptable
+        ? {
+            embedder: new LazyEmbedder(modelOptions, embedder.dims),
+            cache: await EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims),
+          }
+        : undefined;
+    return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
+  }
+
+  /**
+   * Why this vault's table should be adapted (again) now, or undefined: adaptation is on, the model is a shipped
+   * static table, the vault has enough text, and it was never adapted or enough of it changed since.
+   */
+  adaptationDue(): string | undefined {
+    if (!this.adaptable || this.state.store.chunkCount < MIN_CHUNKS_TO_ADAPT) return undefined;
+    if (!this.adapted) return `${this.adaptable.model} not yet adapted to this vault`;
+    const share = changedShare(this.adapted.trainedOn, this.chunkHashes());
+    if (share < this.config.embedding.adapt_after_changed) return undefined;
+    return `${Math.round(share * 100)}% of the chunks are new or changed since the last adaptation`;
+  }
+
+  /**
+   * Learns this vault's vocabulary: trains a copy of the shipped table on pairs mined from the last saved index, in a
+   * child process (the event loop and searches are not held up). The new table is recorded in the data folder; it
+   * takes effect when the vault is opened again (the caller reopens and re-indexes; cached embeddings are reused).
+   * A failure or an abort leaves the table in force as it was.
+   */
+  async adapt(options: { onProgress?: (p: AdaptProgress) => void; signal?: AbortSignal } = {}): Promise<AdaptOutcome> {
+    const base = this.adaptable;
+    if (!base) return { adapted: false, reason: this.config.embedding.adapt ? `${this.config.embedding.model} is not a shipped static table` : '[embedding] adapt is off' };
+    const manifest = await readManifest(this.dataDir);
+    if (!manifest) return { adapted: false, reason: 'the vault is not indexed yet' };
+    const trainedOn = this.chunkHashes();
+    const folder = newTableFolder(this.dataDir, base.model);
+    const notes = notesSnapshotFile(this.dataDir, folder.name);
+    await mkdir(path.dirname(notes), { recursive: true });
+    try {
+      // A copy: the index may save new generations (and delete this one) while the trainer reads.
+      await copyFile(notesFileOf(this.dataDir, manifest), notes);
+      const result = await adaptStaticModel({
+        baseModelDir: base.dir,
+        baseModelId: base.model,
+        baseFingerprint: base.fingerprint,
+        notesFile: notes,
+        outDir: folder.outDir,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      });
+      const state: AdaptationState = {
+        base: base.model,
+        baseFingerprint: base.fingerprint,
+        table: folder.name,
+        tableHash: result.tableHash,
+        adaptedAt: new Date().toISOString(),
+        seconds: result.seconds,
+        steps: result.steps,
+        pairs: result.pairs,
+        heldOutMrr: result.heldOutMrr,
+        chunks: trainedOn.length,
+      };
+      await recordAdaptation(this.dataDir, state, trainedOn);
+      this.adapted = { state, modelsDir: folder.modelsDir, trainedOn: new Set(trainedOn) };
+      return { adapted: true, state };
+    } catch (error) {
+      if (!(error instanceof TooLittleTextError)) {
+        // The table in force stays; a half-written folder of this attempt goes.
+        await removeTablesExcept(this.dataDir, this.adapted?.state.table ?? null, this.adapted?.state.tableHash).catch(() => {});
+        throw error;
+      }
+      const state: AdaptationState = { base: base.model, baseFingerprint: base.fingerprint, table: null, reason: error.message, adaptedAt: new Date().toISOString(), chunks: trainedOn.length };
+      await recordAdaptation(this.dataDir, state, trainedOn);
+      this.adapted = { state, trainedOn: new Set(trainedOn) };
+      return { adapted: false, reason: error.message };
+    } finally {
+      await rm(notes, { force: true });
+    }
+  }
+
+  /** True when the vault opened with a different table than the one now recorded (an adaptation finished): reopen to use it. */
+  get tableOutdated(): boolean {
+    const recorded = this.adapted?.modelsDir ? this.adapted.state.tableHash : undefined;
+    return this.adaptable !== undefined && (recorded ?? SHIPPED_TABLE) !== this.identity.embedding.table;
+  }
+
+  private chunkHashes(): string[] {
+    const hashes: string[] = [];
+    for (const note of this.state.store.allNotes()) for (const chunk of note.chunks) hashes.push(chunk.hash);
+    return hashes;
   }
 
   /** Brings the index up to date: a full rebuild when the manifest says so, else only what changed. */
@@ -275,6 +402,8 @@ export class CairnVault {
       dims: this.embedder.dims,
       dtype: this.embedder.dtype,
       tokenWindow: this.embedder.tokens.window,
+      table: this.tableStatus(),
+      ...(this.adaptationDue() ? { adaptationDue: this.adaptationDue() } : {}),
       ...(this.pendingRebuild ? { pendingRebuild: this.pendingRebuild } : {}),
       ...(manifest ? { manifest } : {}),
       failed,
@@ -282,12 +411,19 @@ export class CairnVault {
     };
   }
 
+  private tableStatus(): VaultStatus['table'] {
+    const hash = this.identity.embedding.table;
+    const state = this.adapted?.state;
+    if (hash === SHIPPED_TABLE || !state || state.tableHash !== hash) return { kind: 'shipped' };
+    return { kind: 'adapted', hash, adaptedAt: state.adaptedAt, ...(state.heldOutMrr ? { heldOutMrr: state.heldOutMrr } : {}), ...(state.pairs ? { pairs: state.pairs } : {}), ...(state.seconds !== undefined ? { seconds: state.seconds } : {}) };
+  }
+
   async statusWithManifest(): Promise<VaultStatus> {
     return this.status(await readManifest(this.dataDir));
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.embedder.close(), this.chunker.close()]);
+    await Promise.all([this.embedder.close(), this.chunker.close(), this.expansionWords?.embedder.close()]);
   }
 
   /** Waits for the vocabulary to match the keyword index (incremental: ~0.1 s the first time on 36,000 terms). */
@@ -313,4 +449,13 @@ export class CairnVault {
     this.vocabularyBuilds = run.catch(() => {});
     return run;
   }
+}
+
+/** The configured model when it is a shipped static table on disk in q8 (what adaptation reads and writes), else undefined. */
+async function adaptableModel(options: EmbedderOptions): Promise<AdaptableModel | undefined> {
+  if (options.dtype !== 'q8') return undefined;
+  const local = await describeLocalModel(options).catch(() => undefined);
+  // A table already adapted (to some vault) is not adapted again: adaptation starts from the shipped rows.
+  if (local?.kind !== 'static-word-embeddings' || local.adapted) return undefined;
+  return { model: options.model, dir: local.dir, fingerprint: local.fingerprint };
 }

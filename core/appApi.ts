@@ -1,7 +1,7 @@
 // The API the app's UI talks to: implemented by CairnService in the core (hosted by the Electron main process
 // or the `cairn serve` HTTP server), reached over IPC or HTTP. Types only: the renderer may import this file.
 import type { Answer } from './answer/types.js';
-import type { IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
+import type { AdaptProgress, IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
 
 export type { ChunkSummary, IndexEvent, QueryOperator, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
 export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from './answer/types.js';
@@ -71,6 +71,8 @@ export interface AppState {
   indexing: Extract<IndexEvent, { type: 'progress' }> | null;
   /** Why the index is being rebuilt, while it is. */
   rebuilding: string | null;
+  /** Learning the vault's vocabulary (adapting the embedding table) now: the latest progress, or null. */
+  adapting: AdaptProgress | null;
   recentVaults: string[];
   failedFiles: FileStatus[];
   configProblem: ConfigProblem | null;
@@ -109,6 +111,9 @@ export type AppEvent =
   | { type: 'note-changed'; path: string; change: 'added' | 'changed' | 'removed' }
   /** A piece of a language model's answer as it is written (LLM answers only); the final text comes from ask(). */
   | { type: 'answer-token'; requestId: string; token: string }
+  /** Progress of learning the vault's vocabulary; `adapt-finished` says whether a new table came of it (then the index is re-embedded with it). */
+  | ({ type: 'adapt-progress' } & AdaptProgress)
+  | { type: 'adapt-finished'; adapted: boolean; reason?: string }
   | { type: 'error'; message: string };
 
 export interface CairnApi {

@@ -46,8 +46,8 @@ describe('the Electron build', { timeout: 120_000 }, () => {
   });
 
   test('builds main, core host, embedding worker, HNSW graph worker and preload', () => {
-    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js', 'preload.cjs']) assert.ok(existsSync(path.join(dist, file)), file);
-    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js']) {
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js', 'adaptWorker.js', 'preload.cjs']) assert.ok(existsSync(path.join(dist, file)), file);
+    for (const file of ['main.js', 'coreHost.js', 'embeddingWorker.js', 'hnswGraphWorker.js', 'adaptWorker.js']) {
       const check = spawnSync(process.execPath, ['--check', path.join(dist, file)], { encoding: 'utf8' });
       assert.equal(check.status, 0, check.stderr);
     }

@@ -19,6 +19,7 @@ const ENTRIES = {
   embeddingWorker: 'core/embedding/embeddingWorker.ts',
   hnswGraphWorker: 'core/indices/hnswGraphWorker.ts',
   chunkWorker: 'core/chunking/chunkWorker.ts',
+  adaptWorker: 'core/adapt/adaptWorker.ts',
 };
 
 /** Bare package names and node: builtins stay imports; our own files (relative or absolute paths) are bundled. */

@@ -20,7 +20,7 @@ class RecordingApi implements CairnApi {
   }
   async getState(): Promise<AppState> {
     this.note('getState', []);
-    return { vault: '/v', status: null, indexing: null, rebuilding: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+    return { vault: '/v', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
   }
   async openVault(folder: string): Promise<AppState> {
     this.note('openVault', [folder]);

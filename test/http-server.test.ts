@@ -15,7 +15,7 @@ import { StartingApi } from '../core/server/startingApi.js';
 class RecordingApi implements CairnApi {
   readonly calls: Array<{ method: string; args: unknown[] }> = [];
   readonly listeners = new Set<(event: AppEvent) => void>();
-  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
   private note(method: string, args: unknown[]) {
     this.calls.push({ method, args });
   }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seededRandom } from '../core/random/seededRandom.js';
-import { encode, infoNce, pairMrr, train, type EmbeddingTable, type TokenPair } from '../scripts/models/contrastive-trainer.js';
+import { encode, infoNce, pairMrr, train, type EmbeddingTable, type TokenPair } from '../core/adapt/contrastiveTrainer.js';
 import { headingSectionPairs, inverseClozePairs, parseWordnetLine, tldrPagePairs } from '../scripts/models/training-pairs.js';
 
 test('a WordNet data line gives its lemmas, definition and example sentences; licence header lines give nothing', () => {

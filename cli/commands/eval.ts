@@ -3,7 +3,7 @@ import { evaluate, readQuestions, type RetrievalMetrics } from '../../core/searc
 import { copyWithSeededMtimes } from '../../core/search/seededMtimes.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { printAnswerEval } from './evalAnswers.js';
-import { indexWithProgress, withVault } from './vaultCommands.js';
+import { withIndexedVault } from './vaultCommands.js';
 
 export function registerEvalCommand(program: Command): void {
   withCommonOptions(
@@ -17,12 +17,12 @@ export function registerEvalCommand(program: Command): void {
       .option('--answers', 'score extractive answers instead: share citing a relevant section, share containing the answer_hint'),
   ).action(async (options: CommonOptions & { queries: string; byKind?: boolean; perQuestion?: boolean; answers?: boolean; mtimes?: number }) => {
     const vaultPath = (await resolveConfig(options)).config.vault.path;
-    // Without a vault path withVault says so; only a named vault is copied.
+    // Without a vault path withIndexedVault says so; only a named vault is copied.
     const copy = options.mtimes === undefined || !vaultPath ? undefined : await copyWithSeededMtimes(vaultPath, options.mtimes);
     if (copy) options.vault = copy.dir;
-    await withVault(options, async (vault) => {
-      const questions = await readQuestions(options.queries);
-      await indexWithProgress(vault);
+    const questions = await readQuestions(options.queries);
+    // Indexed (and adapted) as `cairn index` would: the figures are those of the default product.
+    await withIndexedVault(options, async (vault) => {
       if (options.answers) return printAnswerEval(vault, questions, options);
       const report = await evaluate(questions, async (query, mode) => (await vault.search({ query, mode, k: 10 })).results);
       if (options.json) {

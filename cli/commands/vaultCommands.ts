@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { CairnVault, type SearchMode, type SearchResponse } from '../../core/api.js';
+import { CairnVault, type AdaptOutcome, type IndexSummary, type SearchMode, type SearchResponse } from '../../core/api.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
-import { describeSummary, progressReporter } from '../progress.js';
+import { adaptProgressReporter, describeSummary, progressReporter } from '../progress.js';
 import { warn } from '../output.js';
 import { parseDay } from '../../core/search/queryOperators.js';
 
@@ -16,6 +16,37 @@ export async function withVault<T>(options: CommonOptions, work: (vault: CairnVa
   }
 }
 
+/**
+ * Opens and indexes the vault, then, when it is due (or `forceAdapt`), learns its vocabulary and indexes it again
+ * with the new table, so that what `work` sees (and what is saved) uses the table the app would use.
+ */
+export async function withIndexedVault<T>(
+  options: CommonOptions,
+  work: (vault: CairnVault, summary: IndexSummary, adaptation?: AdaptOutcome) => Promise<T>,
+  { quiet = false, forceAdapt = false } = {},
+): Promise<T> {
+  const { config } = await resolveConfig(options);
+  let vault: CairnVault | undefined = await CairnVault.open(config);
+  try {
+    let summary = await indexWithProgress(vault, quiet);
+    let adaptation: AdaptOutcome | undefined;
+    if (forceAdapt || vault.adaptationDue()) {
+      const progress = adaptProgressReporter(quiet);
+      adaptation = await vault.adapt({ onProgress: progress.listener }).finally(progress.stop);
+      if (adaptation.adapted) {
+        const adapted = vault;
+        vault = undefined;
+        await adapted.close();
+        vault = await CairnVault.open(config);
+        summary = await indexWithProgress(vault, quiet);
+      }
+    }
+    return await work(vault, summary, adaptation);
+  } finally {
+    await vault?.close();
+  }
+}
+
 /** Indexes what changed (or rebuilds when the manifest says so), showing progress on stderr. */
 export async function indexWithProgress(vault: CairnVault, quiet = false) {
   const progress = progressReporter(quiet);
@@ -27,12 +58,28 @@ export async function indexWithProgress(vault: CairnVault, quiet = false) {
 }
 
 export function registerVaultCommands(program: Command): void {
-  withCommonOptions(program.command('index').description('index the vault: everything the first time, then only what changed')).action((options: CommonOptions) =>
-    withVault(options, async (vault) => {
-      const summary = await indexWithProgress(vault);
-      if (options.json) print(summary);
-      else process.stdout.write(`${describeSummary(summary)}\n`);
+  withCommonOptions(
+    program.command('index').description("index the vault: everything the first time, then only what changed; then learn the vault's vocabulary when due ([embedding] adapt)"),
+  ).action((options: CommonOptions) =>
+    withIndexedVault(options, async (_vault, summary, adaptation) => {
+      if (options.json) print({ ...summary, ...(adaptation ? { adaptation } : {}) });
+      else process.stdout.write(`${describeSummary(summary)}${adaptation ? `\n${describeAdaptation(adaptation)}` : ''}\n`);
     }),
+  );
+
+  withCommonOptions(
+    program.command('adapt').description("learn the vault's vocabulary now: adapt the bundled static embedding table to this vault and re-embed the index with it"),
+  ).action((options: CommonOptions) =>
+    withIndexedVault(
+      options,
+      async (vault, summary, adaptation) => {
+        const table = vault.status().table;
+        if (options.json) print({ adaptation, table, summary });
+        else process.stdout.write(`${describeAdaptation(adaptation!)}\n`);
+        if (!adaptation?.adapted) process.exitCode = 1;
+      },
+      { forceAdapt: true },
+    ),
   );
 
   withCommonOptions(program.command('rebuild').description('drop the index and build it again (cached embeddings are reused)')).action((options: CommonOptions) =>
@@ -86,6 +133,7 @@ export function registerVaultCommands(program: Command): void {
         `chunks         ${status.chunks}`,
         `vector index   ${status.vectorBackend} (${status.vectorKind})${status.faissUnavailable ? ` — faiss unavailable: ${status.faissUnavailable}` : ''}`,
         `model          ${status.model} (${status.dims} dims, ${status.dtype}, window ${status.tokenWindow} tokens)`,
+        `table          ${status.table.kind === 'adapted' ? `adapted to this vault ${status.table.adaptedAt} (${status.table.hash})` : 'shipped'}${status.adaptationDue ? ` — adaptation due: ${status.adaptationDue}` : ''}`,
         `updated        ${status.manifest?.updatedAt ?? 'never'}`,
       ];
       if (status.pendingRebuild) lines.push(`rebuild needed ${status.pendingRebuild}`);
@@ -94,6 +142,14 @@ export function registerVaultCommands(program: Command): void {
       process.stdout.write(`${lines.join('\n')}\n`);
     }),
   );
+}
+
+function describeAdaptation(outcome: AdaptOutcome): string {
+  if (!outcome.adapted) return `vocabulary not adapted: ${outcome.reason}`;
+  const { state } = outcome;
+  const mrr = state.heldOutMrr ? `, held-out pair MRR@10 ${state.heldOutMrr.before.toFixed(3)} → ${state.heldOutMrr.after.toFixed(3)}` : '';
+  const pairs = state.pairs ? ` on ${state.pairs.train} pairs mined from the vault` : '';
+  return `vocabulary adapted${pairs} in ${(state.seconds ?? 0).toFixed(1)} s (table ${state.tableHash}${mrr})`;
 }
 
 function formatResults(response: SearchResponse): string {

@@ -63,6 +63,18 @@ export const CONFIG_SCHEMA = {
       max: 100_000,
       doc: 'Largest number of tokens of a chunk\'s embedded text; 0 means the model\'s own input window. Chunks are split further rather than truncated.',
     },
+    adapt: {
+      type: 'boolean',
+      default: true,
+      doc: 'Adapt a static word model (the bundled ones) to this vault\'s vocabulary in the background after indexing; searches use the shipped table meanwhile. Transformer models are never adapted.',
+    },
+    adapt_after_changed: {
+      type: 'number',
+      default: 0.25,
+      min: 0.01,
+      max: 1,
+      doc: 'Adapt again once this share of the vault\'s chunks is new or changed since the last adaptation.',
+    },
   },
   search: {
     mode: { type: 'string', default: 'hybrid', choices: ['hybrid', 'keyword', 'vector'], doc: 'Default search mode.' },
@@ -108,7 +120,7 @@ export const CONFIG_SCHEMA = {
       default: 0.5,
       min: 0,
       max: 1,
-      doc: 'Evidence the best sentence needs (mean of its share of the question\'s weighted words and its embedding similarity); below it the answer says the notes do not answer and lists the closest passages.',
+      doc: 'Evidence a section needs to count as an answer on its own (mean of its share of the question\'s weighted words and its embedding similarity). Below it, sections that still look relevant (near the bar and sharing two of the question\'s content words, or holding half of them) are quoted; only when none does, the answer says the notes do not answer and lists the closest passages.',
     },
     max_sentences: { type: 'integer', default: 4, min: 1, max: 20, doc: 'Most sentences an extractive answer quotes.' },
   },

@@ -111,17 +111,11 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) {
     throw new EmbeddingModelError(`[embedding] dtype = "${dtype}" is not one of ${EMBEDDING_DTYPES.join(', ')}.`);
   }
-  const bundledDir = options.modelsDir ?? BUNDLED_MODELS_DIR;
   const downloadsDir = path.join(options.dataRoot, 'models');
   const loadTimeoutMs = options.loadTimeoutMs ?? LOAD_TIMEOUT_MS;
 
-  let root: string;
-  if (existsSync(path.join(bundledDir, modelId, 'config.json'))) {
-    root = bundledDir;
-  } else if (options.dataRoot && (await isCompleteModelFolder(path.join(downloadsDir, modelId), dtype))) {
-    // Downloaded on an earlier run: loads offline, no network access at all.
-    root = downloadsDir;
-  } else {
+  let root = await localModelRoot(options);
+  if (!root) {
     if (!options.dataRoot) throw new EmbeddingModelError(`embedding model "${modelId}" is not bundled and no app data folder was given to download it into; ${USE_BUNDLED}.`);
     await downloadModel(modelId, dtype, downloadsDir, options.hubUrl ?? HUB_URL, loadTimeoutMs);
     root = downloadsDir;
@@ -152,6 +146,26 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   return Object.assign(embedder, { searchDefaults });
 }
 
+/** The folder holding the model's folder when it is on disk (bundled, or downloaded on an earlier run), else undefined. */
+async function localModelRoot(options: EmbedderOptions): Promise<string | undefined> {
+  const bundledDir = options.modelsDir ?? BUNDLED_MODELS_DIR;
+  const downloadsDir = path.join(options.dataRoot, 'models');
+  if (existsSync(path.join(bundledDir, options.model, 'config.json'))) return bundledDir;
+  // Downloaded on an earlier run: loads offline, no network access at all.
+  if (options.dataRoot && (await isCompleteModelFolder(path.join(downloadsDir, options.model), options.dtype))) return downloadsDir;
+  return undefined;
+}
+
+/** A model already on disk, as `createEmbedder` would load it: its folder, kind and fingerprint (no worker started). */
+export async function describeLocalModel(options: EmbedderOptions): Promise<{ dir: string; kind: ModelKind; fingerprint: string; adapted: boolean } | undefined> {
+  checkModelId(options.model);
+  if (!Object.hasOwn(DTYPE_SUFFIX, options.dtype)) return undefined;
+  const root = await localModelRoot(options);
+  if (!root) return undefined;
+  const { dir, kind, fingerprint, adapted } = await inspectModelFolder(path.join(root, options.model), options.model, options.dtype);
+  return { dir, kind, fingerprint, adapted };
+}
+
 function checkModelId(modelId: string) {
   // A bundled folder name, or a hub "owner/name"; never a path that leaves the models folders.
   const segments = modelId.split('/');
@@ -174,6 +188,8 @@ interface ModelFolder {
   onnxFile: string;
   /** BasicTokenCounter gives the tokenizer's exact count for ordinary text (and never less). */
   basicCountIsExact: boolean;
+  /** A table already adapted to a vault (config.json says from which model). */
+  adapted: boolean;
 }
 
 /** Reads what the main thread needs to know about the model's files, failing early with a clear message. */
@@ -194,7 +210,7 @@ async function inspectModelFolder(dir: string, modelId: string, dtype: string): 
     },
   );
   const externalDataSize = await stat(path.join(dir, `${onnxFile}_data`)).then((s) => s.size, () => 0);
-  let config: { cairn?: { kind?: string } };
+  let config: { cairn?: { kind?: string; adapted?: unknown } };
   let tokenizer: TokenizerJson;
   try {
     config = JSON.parse(configBytes.toString('utf8'));
@@ -215,6 +231,7 @@ async function inspectModelFolder(dir: string, modelId: string, dtype: string): 
     fingerprint,
     onnxFile,
     basicCountIsExact: countsOneTokenPerBasicToken(tokenizer),
+    adapted: config.cairn?.adapted !== undefined,
   };
 }
 

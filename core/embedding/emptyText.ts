@@ -1,9 +1,9 @@
 import type { Embedder } from './embedder.js';
 
-const emptyVectors = new WeakMap<Embedder, Promise<Float32Array>>();
+const emptyVectors = new WeakMap<Pick<Embedder, 'embed'>, Promise<Float32Array>>();
 
 /** The embedding of empty text, computed once per embedder. */
-export function emptyTextVector(embedder: Embedder): Promise<Float32Array> {
+export function emptyTextVector(embedder: Pick<Embedder, 'embed'>): Promise<Float32Array> {
   let vector = emptyVectors.get(embedder);
   if (!vector) {
     vector = embedder.embed(['']).then(([v]) => v);

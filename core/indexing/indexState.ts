@@ -164,6 +164,11 @@ function describeDamage(error: Error, gen: string): string {
   return `index files damaged (${error.message})`;
 }
 
+/** The notes file of the generation a manifest names (what vault adaptation mines its training pairs from). */
+export function notesFileOf(dir: string, manifest: { generation: number }): string {
+  return path.join(dir, generationDir(manifest.generation), NOTES_FILE);
+}
+
 function generationDir(generation: number): string {
   return `g${String(generation).padStart(6, '0')}`;
 }

@@ -7,13 +7,16 @@ import { isFileDigest, type FileDigest } from './fileDigest.js';
 /** Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. */
 export const SCHEMA_VERSION = 3;
 export const MANIFEST_FILE = 'manifest.json';
+/** `IndexIdentity.embedding.table` of an index embedded with the model's own table, not one adapted to the vault. */
+export const SHIPPED_TABLE = 'shipped';
 
 /** What an index was built with. Any difference on open means the index no longer matches: rebuild. */
 export interface IndexIdentity {
   schemaVersion: number;
   chunkerVersion: number;
   chunking: ChunkingConfig;
-  embedding: { modelId: string; dims: number; dtype: string; fingerprint: string; tokenWindow: number };
+  /** `table`: "shipped", or the hash of the table adapted to this vault (an index of a manifest without it used the shipped one). */
+  embedding: { modelId: string; dims: number; dtype: string; fingerprint: string; tokenWindow: number; table: string };
   grammarVersion: string;
   vaultPath: string;
 }
@@ -87,6 +90,10 @@ export function rebuildReason(stored: IndexIdentity | undefined, current: IndexI
   const a = stored.embedding;
   const b = current.embedding;
   if (a?.modelId !== b.modelId || a.dtype !== b.dtype) return `embedding model changed (${a?.modelId} ${a?.dtype} → ${b.modelId} ${b.dtype})`;
+  const storedTable = a.table ?? SHIPPED_TABLE;
+  if (storedTable !== b.table) {
+    return b.table === SHIPPED_TABLE ? `back to the shipped embedding table of ${b.modelId}` : `${b.modelId} adapted to this vault's vocabulary (table ${b.table})`;
+  }
   if (a.dims !== b.dims || a.fingerprint !== b.fingerprint) return `embedding model files changed (${a.modelId})`;
   if (a.tokenWindow !== b.tokenWindow) return `token window changed (${a.tokenWindow} → ${b.tokenWindow})`;
   return undefined;

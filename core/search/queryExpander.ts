@@ -35,7 +35,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
   private readonly queryVectors = new Map<string, Float32Array | null>();
 
   constructor(
-    private readonly embedder: Embedder,
+    private readonly embedder: Pick<Embedder, 'embed' | 'dims'>,
     private readonly cache: EmbeddingCache,
   ) {}
 

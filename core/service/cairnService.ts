@@ -5,7 +5,7 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { answerQuestion } from '../answer/index.js';
 import { highlightTerms } from '../search/highlightTerms.js';
-import { CairnVault, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
+import { CairnVault, type AdaptProgress, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
 import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
 import { setConfigValue } from '../config/editConfig.js';
 import { checkConfigText, type DataFolderKey } from '../config/checkConfigText.js';
@@ -35,6 +35,7 @@ const REOPEN_SECTIONS = ['vault', 'chunking', 'embedding', 'index'] as const;
 /** Changes are saved this long after the last update, so a burst of saves is one write. */
 const PERSIST_DELAY_MS = 2000;
 const RECENT_LIMIT = 10;
+const ADAPT_RETRY_MS = 15 * 60_000;
 
 /**
  * The running app's core: the open vault, live updates from the file watcher, periodic reconciliation,
@@ -51,6 +52,11 @@ export class CairnService implements CairnApi {
   private readonly listeners = new Set<(event: AppEvent) => void>();
   private indexing: AppState['indexing'] = null;
   private rebuilding: string | null = null;
+  /** The vocabulary adaptation running in the background, if any (one at a time), and its latest progress. */
+  private adaptation?: { controller: AbortController; done: Promise<void> };
+  private adapting: AdaptProgress | null = null;
+  /** When adaptation last failed: it is not retried on every change after that, only after ADAPT_RETRY_MS. */
+  private adaptFailedAt = -Infinity;
   private configProblem: ConfigProblem | null = null;
   private readonly pendingFiles = new Set<string>();
   private recentVaults: string[] = [];
@@ -93,6 +99,7 @@ export class CairnService implements CairnApi {
       status,
       indexing: this.indexing,
       rebuilding: this.rebuilding,
+      adapting: this.adapting,
       recentVaults: this.recentVaults,
       failedFiles,
       configProblem: this.configProblem,
@@ -221,6 +228,8 @@ export class CairnService implements CairnApi {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.adaptation?.controller.abort();
+    await this.adaptation?.done;
     clearInterval(this.reconcileTimer);
     await this.configWatcher?.close();
     await this.watcher?.close();
@@ -274,6 +283,39 @@ export class CairnService implements CairnApi {
     // A reopen that finishes after close() began must not leave a watcher running (it would keep the process alive).
     if (this.options.watch !== false && !this.closed) await this.startWatching(next);
     await this.emitState();
+    this.adaptWhenDue(next);
+  }
+
+  /**
+   * Learns the vault's vocabulary in the background when it is due (first index, or enough changed): searches are
+   * answered throughout by the vault as it is; when a new table comes of it, the vault is reopened with it (the old
+   * one answers until the re-embedded index is complete). A failure leaves the table in force and is reported.
+   */
+  private adaptWhenDue(vault: CairnVault): void {
+    if (this.adaptation || this.closed || vault !== this.vault || Date.now() - this.adaptFailedAt < ADAPT_RETRY_MS || !vault.adaptationDue()) return;
+    const controller = new AbortController();
+    const run = async () => {
+      try {
+        const outcome = await vault.adapt({
+          signal: controller.signal,
+          onProgress: (progress) => {
+            this.adapting = progress;
+            this.emit({ type: 'adapt-progress', ...progress });
+          },
+        });
+        this.adapting = null;
+        this.emit({ type: 'adapt-finished', adapted: outcome.adapted, ...(outcome.adapted ? {} : { reason: outcome.reason }) });
+        if (outcome.adapted && vault === this.vault && !this.closed) await this.queue.run(() => this.reopen(this.config));
+      } catch (error) {
+        if (!controller.signal.aborted) this.adaptFailedAt = Date.now();
+        if (!controller.signal.aborted) this.emit({ type: 'error', message: `learning this vault's vocabulary failed (the current embedding table stays in use): ${(error as Error).message}` });
+      } finally {
+        this.adapting = null;
+        this.adaptation = undefined;
+        if (!this.closed) await this.emitState();
+      }
+    };
+    this.adaptation = { controller, done: run() };
   }
 
   private async startWatching(vault: CairnVault): Promise<void> {
@@ -308,6 +350,7 @@ export class CairnService implements CairnApi {
     }
     this.schedulePersist(vault);
     await this.emitState();
+    this.adaptWhenDue(vault);
   }
 
   private async reconcile(vault: CairnVault): Promise<void> {
@@ -316,6 +359,7 @@ export class CairnService implements CairnApi {
     this.persistTimer = undefined;
     await vault.index(this.onIndexEvent);
     await this.emitState();
+    this.adaptWhenDue(vault);
   }
 
   private schedulePersist(vault: CairnVault): void {

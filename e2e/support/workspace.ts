@@ -26,8 +26,12 @@ function fieldNote(n: number): string {
   return `# Field note ${n}\n\n${section('Morning')}\n${section('Afternoon')}\n${section('Evening')}`;
 }
 
-/** `noVaultInConfig`: the config names no vault (a first run: the app must ask for one). */
-export async function createWorkspace(options: { fieldNotes?: number; extraNotes?: Record<string, string>; noVaultInConfig?: boolean } = {}): Promise<Workspace> {
+/**
+ * `noVaultInConfig`: the config names no vault (a first run: the app must ask for one). `adapt`: learn the vault's
+ * vocabulary in the background as the shipped config does; off unless asked, so that no re-embedding with an adapted
+ * table starts in the middle of a test about something else.
+ */
+export async function createWorkspace(options: { fieldNotes?: number; extraNotes?: Record<string, string>; noVaultInConfig?: boolean; adapt?: boolean } = {}): Promise<Workspace> {
   const root = await mkdtemp(path.join(tmpdir(), 'cairn-e2e-'));
   const vault = path.join(root, 'vault');
   const dataDir = path.join(root, 'data');
@@ -40,7 +44,9 @@ export async function createWorkspace(options: { fieldNotes?: number; extraNotes
     await writeFile(path.join(vault, name), text);
   }
   // The repository's config.toml (every option, with comments), pointed at the copy.
-  const config = (await readFile(path.join(REPO, 'config.toml'), 'utf8')).replace(/^path = .*$/m, options.noVaultInConfig ? 'path = ""' : 'path = "vault"');
+  const config = (await readFile(path.join(REPO, 'config.toml'), 'utf8'))
+    .replace(/^path = .*$/m, options.noVaultInConfig ? 'path = ""' : 'path = "vault"')
+    .replace(/^adapt = true$/m, `adapt = ${options.adapt === true}`);
   await writeFile(configFile, config);
   return { root, vault, dataDir, configFile, remove: () => rm(root, { recursive: true, force: true }) };
 }

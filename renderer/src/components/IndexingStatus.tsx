@@ -11,6 +11,12 @@ const PHASES: Record<string, string> = {
   persist: 'Saving the index',
 };
 
+const ADAPT_PHASES: Record<NonNullable<AppModel['adapting']>['phase'], string> = {
+  mining: 'collecting examples from the notes',
+  training: 'training steps',
+  writing: 'saving the table',
+};
+
 interface IndexingStatusProps {
   model: AppModel;
   onShowFailed(): void;
@@ -18,7 +24,7 @@ interface IndexingStatusProps {
 }
 
 export function IndexingStatus({ model, onShowFailed, onShowSettings }: IndexingStatusProps) {
-  const { progress, rebuilding, state, failedFiles, configProblem } = model;
+  const { progress, rebuilding, adapting, state, failedFiles, configProblem } = model;
   const status = state?.status;
   const failed = failedFiles.filter((f) => f.state === 'failed');
   return (
@@ -39,6 +45,18 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
           </div>
           <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label="Indexing progress" />
         </div>
+      ) : adapting ? (
+        <div className="indexing" data-testid="adapting-progress" role="status">
+          <div className="indexing-text">
+            <strong>Learning this vault&apos;s vocabulary</strong>
+            <span className="phase">
+              {' — '}
+              {ADAPT_PHASES[adapting.phase]} {adapting.total > 1 && `${adapting.done.toLocaleString()} / ${adapting.total.toLocaleString()}`}
+            </span>
+            <span className="muted"> · searches work meanwhile</span>
+          </div>
+          <progress max={Math.max(adapting.total, 1)} value={adapting.done} aria-label="Vocabulary learning progress" />
+        </div>
       ) : status ? (
         <div className="status-line" data-testid="status-line" role="status">
           <span className="ok-dot" aria-hidden="true" />
@@ -46,7 +64,10 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
           <span className="sep">·</span>
           <span data-testid="status-chunks">{plural(status.chunks, 'chunk')}</span>
           <span className="sep">·</span>
-          <span title={`${status.dims} dimensions, ${status.dtype}, window ${status.tokenWindow} tokens`}>model {status.model}</span>
+          <span title={`${status.dims} dimensions, ${status.dtype}, window ${status.tokenWindow} tokens`} data-testid="status-model">
+            model {status.model}
+            {status.table.kind === 'adapted' ? ' (adapted to this vault)' : ''}
+          </span>
           <span className="sep">·</span>
           <span title={status.faissUnavailable ? `faiss unavailable: ${status.faissUnavailable}` : undefined}>
             vectors {status.vectorBackend}

@@ -14,6 +14,8 @@ export interface AppModel {
   state: AppState | null;
   progress: Progress | null;
   rebuilding: string | null;
+  /** Learning the vault's vocabulary: the latest progress, or null. */
+  adapting: AppState['adapting'];
   failedFiles: FileStatus[];
   configProblem: ConfigProblem | null;
   lastSummary: Summary | null;
@@ -29,7 +31,7 @@ export interface AppModel {
   focusRequest: number;
 }
 
-const initial: AppModel = { state: null, progress: null, rebuilding: null, failedFiles: [], configProblem: null, lastSummary: null, revision: 0, changedNote: null, indexRevision: 0, configRevision: 0, focusRequest: 0 };
+const initial: AppModel = { state: null, progress: null, rebuilding: null, adapting: null, failedFiles: [], configProblem: null, lastSummary: null, revision: 0, changedNote: null, indexRevision: 0, configRevision: 0, focusRequest: 0 };
 
 function reduce(model: AppModel, event: UiEvent): AppModel {
   switch (event.type) {
@@ -41,6 +43,7 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
         state,
         progress: state.indexing,
         rebuilding: state.rebuilding,
+        adapting: state.adapting,
         failedFiles: state.failedFiles,
         configProblem: state.configProblem,
         revision: vaultChanged || countsChanged(model.state, state) ? model.revision + 1 : model.revision,
@@ -62,6 +65,10 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
       return { ...model, configProblem: null, configRevision: model.configRevision + 1 };
     case 'config-rejected':
       return { ...model, configProblem: event.problem, configRevision: model.configRevision + 1 };
+    case 'adapt-progress':
+      return { ...model, adapting: { phase: event.phase, done: event.done, total: event.total } };
+    case 'adapt-finished':
+      return { ...model, adapting: null };
     case 'focus-search':
       return { ...model, focusRequest: model.focusRequest + 1 };
     case 'error':
@@ -87,6 +94,7 @@ export function useAppModel(): { model: AppModel; applyState(state: AppState): v
       dispatch(event);
       if (event.type === 'error') notify('error', event.message);
       else if (event.type === 'config-rejected') notify('error', `config.toml was not applied: ${describeProblem(event.problem)}`);
+      else if (event.type === 'adapt-finished' && event.adapted) notify('info', "Learned this vault's vocabulary; re-embedding the notes with it (searches keep working).");
       else if (event.type === 'config-applied') notify('info', event.rebuild ? `Settings applied; rebuilding the index (${event.rebuild}).` : 'Settings applied.');
       // Counts, model and the like change with indexing: fetch the state that goes with the new index.
       else if (event.type === 'indexing-finished') void api.getState().then((state) => live && dispatch({ type: 'state', state }), () => {});

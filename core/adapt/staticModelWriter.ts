@@ -26,8 +26,9 @@
  * unit vector on that axis instead of 0/0 = NaN, and its cosine with any text
  * that has at least one known word is ~0.
  *
- * Dev-time tool only (uses the dev dependency `onnx-proto`); the app only reads
- * the files it writes.
+ * Used by the model build scripts and by vault adaptation (adaptStaticModel.ts),
+ * which writes an adapted table in the same layout at run time (hence `onnx-proto`
+ * is a runtime dependency).
  */
 import { mkdir, writeFile, stat, rm } from 'node:fs/promises';
 import path from 'node:path';

@@ -9,7 +9,7 @@
  * Plain Float32Array maths, one thread, deterministic for a given seed.
  */
 
-import { seededRandom } from '../../core/random/seededRandom.js';
+import { seededRandom } from '../random/seededRandom.js';
 
 export interface EmbeddingTable {
   /** Row-major, rows x dims. */
@@ -165,16 +165,52 @@ function backpropRows(seqs: readonly Int32Array[], unit: Float32Array, norms: Fl
   });
 }
 
+/**
+ * One optimiser over one table: `step(batch)` trains on one batch of pairs (rows updated in place) and returns
+ * its loss. Callers that choose their own batches (vault adaptation: fixed step budget, early stopping) use it
+ * directly; `train` runs epochs over a pair list with it.
+ */
+export class ContrastiveTrainer {
+  /** The rows as they were when training started: what `anchor` pulls towards. */
+  readonly initial: Float32Array;
+  private readonly grad: Float32Array;
+  private readonly adam: SparseAdam;
+  private Q = new Float32Array(0);
+  private P = new Float32Array(0);
+
+  constructor(
+    readonly table: EmbeddingTable,
+    private readonly o: Pick<TrainOptions, 'temperature' | 'learningRate' | 'anchor'>,
+  ) {
+    this.initial = Float32Array.from(table.rows);
+    this.grad = new Float32Array(table.rows.length);
+    this.adam = new SparseAdam(table.rows.length, o.learningRate);
+  }
+
+  step(batch: readonly TokenPair[]): number {
+    const { dims } = this.table;
+    if (this.Q.length < batch.length * dims) {
+      this.Q = new Float32Array(batch.length * dims);
+      this.P = new Float32Array(batch.length * dims);
+    }
+    const qs = batch.map((b) => b.q);
+    const ps = batch.map((b) => b.p);
+    const qn = encode(this.table, qs, this.Q);
+    const pn = encode(this.table, ps, this.P);
+    const { loss, gQ, gP } = infoNce(this.Q, this.P, batch.length, dims, this.o.temperature);
+    const touched = new Set<number>();
+    backpropRows(qs, this.Q, qn, gQ, dims, this.grad, touched, this.table.frozen);
+    backpropRows(ps, this.P, pn, gP, dims, this.grad, touched, this.table.frozen);
+    this.adam.step(this.table, this.initial, this.grad, [...touched].sort((a, b) => a - b), this.o.anchor);
+    return loss;
+  }
+}
+
 /** Trains `table.rows` in place. Pairs whose query or passage has no known token should be dropped by the caller. */
 export function train(table: EmbeddingTable, pairs: TokenPair[], o: TrainOptions): { steps: number; lastEpochLoss: number } {
-  const { dims } = table;
-  const init = Float32Array.from(table.rows);
-  const grad = new Float32Array(table.rows.length);
-  const adam = new SparseAdam(table.rows.length, o.learningRate);
+  const trainer = new ContrastiveTrainer(table, o);
   const random = seededRandom(o.seed);
   const order = pairs.map((_, i) => i);
-  const Q = new Float32Array(o.batchSize * dims);
-  const P = new Float32Array(o.batchSize * dims);
   let steps = 0;
   let lastEpochLoss = NaN;
   for (let epoch = 1; epoch <= o.epochs; epoch++) {
@@ -183,16 +219,7 @@ export function train(table: EmbeddingTable, pairs: TokenPair[], o: TrainOptions
     let batches = 0;
     // The last partial batch is dropped: fewer in-batch negatives would make its loss incomparable.
     for (let start = 0; start + o.batchSize <= order.length; start += o.batchSize) {
-      const batch = order.slice(start, start + o.batchSize).map((i) => pairs[i]);
-      const qs = batch.map((b) => b.q);
-      const ps = batch.map((b) => b.p);
-      const qn = encode(table, qs, Q);
-      const pn = encode(table, ps, P);
-      const { loss, gQ, gP } = infoNce(Q, P, batch.length, dims, o.temperature);
-      const touched = new Set<number>();
-      backpropRows(qs, Q, qn, gQ, dims, grad, touched, table.frozen);
-      backpropRows(ps, P, pn, gP, dims, grad, touched, table.frozen);
-      adam.step(table, init, grad, [...touched].sort((a, b) => a - b), o.anchor);
+      const loss = trainer.step(order.slice(start, start + o.batchSize).map((i) => pairs[i]));
       steps++;
       sum += loss;
       batches++;
