@@ -2,7 +2,7 @@
 // Usage: npm run check:corpora -- <dir> [<dir>...]   (each dir: a vault, or a folder of vaults)
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { chunkInvariantViolations } from '../core/chunking/chunkInvariants.js';
+import { chunkInvariantViolations, outlineInvariantViolations } from '../core/chunking/chunkInvariants.js';
 import { createChunker } from '../core/chunking/createChunker.js';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
 import { defaultConfig, type ChunkingConfig } from '../core/config/schema.js';
@@ -44,13 +44,20 @@ for (const dir of dirs) {
       const tokens = new BasicTokenCounter(window);
       const chunker = await createChunker(config, tokens);
       let chunkCount = 0;
+      let headingBlocks = 0;
       let bad = 0;
       const started = performance.now();
       for (const note of notes) {
         const input = { path: note.path, text: note.text, mtimeMs: note.mtimeMs };
         const { chunks } = chunker.chunk(input);
         chunkCount += chunks.length;
+        // Includes: no `key:: value` property line in any chunk's indexed content.
         const problems = chunkInvariantViolations(note.text, chunks, config, tokens);
+        if (config.strategy === 'header_based') {
+          const outline = outlineInvariantViolations(note.text, chunks);
+          headingBlocks += outline.headingBlocks;
+          problems.push(...outline.problems);
+        }
         const again = chunker.chunk(input).chunks;
         if (JSON.stringify(again) !== JSON.stringify(chunks)) problems.push('chunking the same text twice gave different chunks');
         if (problems.length) {
@@ -60,7 +67,8 @@ for (const dir of dirs) {
       }
       failures += bad;
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      console.log(`  ${bad ? 'FAIL' : 'ok  '} ${name}: ${chunkCount} chunks, ${bad} notes with violations (${seconds} s)`);
+      const outlineNote = headingBlocks ? `, ${headingBlocks} heading blocks in header paths` : '';
+      console.log(`  ${bad ? 'FAIL' : 'ok  '} ${name}: ${chunkCount} chunks${outlineNote}, ${bad} notes with violations (${seconds} s)`);
     }
   }
 }

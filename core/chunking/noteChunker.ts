@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ChunkingConfig } from '../config/schema.js';
 import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/frontmatter.js';
+import { applyEdits, displayEdits } from '../parse/displayText.js';
 import { extractInlineRefs } from '../parse/links.js';
+import { blockRefsIn, collectBlockTexts, lookupIn } from '../parse/logseqBlocks.js';
 import type { MarkdownOutline } from '../parse/markdownTree.js';
+import { parseOutline, type NoteOutline } from '../parse/outlineBlocks.js';
 import { splitRange, type Span } from './rangeSplitter.js';
 import type { SafeOutliner } from './safeOutliner.js';
 import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section, type SectionPart } from './sections.js';
@@ -10,7 +13,7 @@ import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
 
 /** Bumped whenever the same input and config could produce different chunks; recorded in the manifest. */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;
 
 /**
  * Cuts notes into chunks: sections (chosen by the subclass) → force-split those beyond the size limit or
@@ -23,7 +26,7 @@ abstract class SectionChunker implements Chunker {
     private readonly tokens: TokenCounter,
   ) {}
 
-  protected abstract sections(text: string, bodyStart: number, outline: MarkdownOutline): Section[];
+  protected abstract sections(note: ParsedNote): Section[];
   /** The size limit of a chunk's text; beyond it a section is split. */
   protected abstract maxChars(): number;
 
@@ -32,13 +35,27 @@ abstract class SectionChunker implements Chunker {
     const frontmatter = parseFrontmatter(text);
     const metadata = noteMetadata(note.path, frontmatter, text.slice(frontmatter.end));
     const { outline, warning } = this.outliner.outline(text, frontmatter.end);
-    const lines = lineStarts(text);
+    // tree-sitter's code ranges are not passed on (its HTML blocks are): Logseq indents blocks under a `## Heading` line with a tab, which
+    // Markdown reads as indented code. Code ranges holding bullet blocks are dropped for the same reason.
+    const html = outline.blocks.filter((b) => b.type === 'html_block').map((b) => [b.start, b.end] as [number, number]);
+    const blocks = parseOutline(text, frontmatter.end, outline.headings.map((h) => h.start), html);
+    const markdownCode = outline.codeRanges.filter(([start, end]) => !startsWithin(blocks.blocks, start, end));
+    const edits = displayEdits(text, blocks, lookupIn(collectBlockTexts(text, blocks), note.blockTexts));
+    const parsed: ParsedNote = {
+      text,
+      bodyStart: frontmatter.end,
+      outline,
+      blocks,
+      lines: lineStarts(text),
+      codeRanges: [...markdownCode, ...blocks.codeRanges].sort((a, b) => a[0] - b[0]),
+      display: (start, end) => applyEdits(text, start, end, edits).trim(),
+    };
     const chunks: Chunk[] = [];
-    this.sections(text, frontmatter.end, outline).forEach((section, ordinal) => {
-      const pieces = this.piecesOf(text, section, outline, lines);
+    this.sections(parsed).forEach((section, ordinal) => {
+      const pieces = this.piecesOf(parsed, section);
       pieces.forEach((piece, n) => {
         const sub = pieces.length > 1 ? n : null;
-        chunks.push(this.assemble(note, metadata, outline, lines, piece, ordinal, sub, chunks.length));
+        chunks.push(this.assemble(note, metadata, parsed, piece, ordinal, sub, chunks.length));
       });
     });
     return { chunks, metadata, frontmatterError: frontmatter.error, ...(warning ? { warning } : {}) };
@@ -65,7 +82,8 @@ abstract class SectionChunker implements Chunker {
    * The section whole when it fits; else its pieces, each fitting the window with its own prefix and overlap.
    * Each piece is cited by the part of the section it holds most of (see `partsOf`), and prefixed with that header path.
    */
-  private piecesOf(text: string, section: Section, outline: MarkdownOutline, lines: number[]): Piece[] {
+  private piecesOf(note: ParsedNote, section: Section): Piece[] {
+    const { text, outline, lines, display } = note;
     const window = this.tokens.window;
     const maxChars = this.maxChars();
     const pieceOf = (span: Span, overlap: string): Piece => {
@@ -73,15 +91,16 @@ abstract class SectionChunker implements Chunker {
       return { span, overlap, ...cited, prefix: this.prefixFor(cited.cited) };
     };
     const whole = pieceOf(section, '');
-    if (section.end - section.start <= maxChars && this.tokens.count(whole.prefix + text.slice(section.start, section.end)) <= window) return [whole];
+    if (section.end - section.start <= maxChars && this.tokens.count(whole.prefix + display(section.start, section.end)) <= window) return [whole];
     // Room left for text once the longest prefix a piece may get and the largest likely overlap (≤ 1 token per character) are in.
     const prefixTokens = Math.max(...(section.parts ?? [section]).map((part) => this.tokens.count(this.prefixFor(part))));
     let maxTokens = Math.max(1, window - prefixTokens - Math.min(this.config.overlap_chars, Math.floor(window / 4)));
     for (;;) {
-      const spans = splitRange(text, section.start, section.end, outline.headings, outline.blocks, { maxChars, maxTokens, countTokens: (t) => this.tokens.count(t) });
+      const structure = { headings: outline.headings, blocks: outline.blocks, items: note.blocks.blocks, itemCode: note.blocks.codeRanges };
+      const spans = splitRange(text, section.start, section.end, structure, { maxChars, maxTokens, countTokens: (start, end) => this.tokens.count(display(start, end)) });
       const pieces = spans.map((span, n) => {
-        const body = text.slice(span.start, span.end);
-        const piece = pieceOf(span, n ? overlapTail(text.slice(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '');
+        const body = display(span.start, span.end);
+        const piece = pieceOf(span, n ? overlapTail(display(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '');
         // The overlap is context, not content: it is the first thing dropped when the window is tight.
         if (piece.overlap && this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) > window) piece.overlap = '';
         return { piece, tokens: this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) };
@@ -93,14 +112,18 @@ abstract class SectionChunker implements Chunker {
     }
   }
 
-  private assemble(note: NoteInput, metadata: NoteMetadata, outline: MarkdownOutline, lines: number[], piece: Piece, ordinal: number, sub: number | null, index: number): Chunk {
+  private assemble(note: NoteInput, metadata: NoteMetadata, parsed: ParsedNote, piece: Piece, ordinal: number, sub: number | null, index: number): Chunk {
     const { span, overlap, cited, parts } = piece;
+    const { lines } = parsed;
     const text = note.text.slice(span.start, span.end);
-    const content = contentOf(piece.prefix, overlap, text);
+    const displayText = parsed.display(span.start, span.end);
+    const content = contentOf(piece.prefix, overlap, displayText);
     const hash = createHash('sha256').update(content).digest('hex').slice(0, 16);
     // The text cut at the chunk's end (an O(1) slice): the link scanner's blank-line search would otherwise run on
     // to the note's end for every chunk, quadratic on a large note without blank lines.
-    const refs = extractInlineRefs(note.text.slice(0, span.end), span.start, span.end, outline.codeRanges);
+    const refs = extractInlineRefs(note.text.slice(0, span.end), span.start, span.end, parsed.codeRanges);
+    const blocks = blocksIn(parsed.blocks, span);
+    const blockRefs = refsOutsideCode(note.text, span, parsed.codeRanges);
     return {
       id: `${note.path}#${ordinal}${sub === null ? '' : `_sub_${sub}`}@${hash.slice(0, 8)}`,
       docId: note.path,
@@ -111,6 +134,7 @@ abstract class SectionChunker implements Chunker {
       ...(parts ? { parts } : {}),
       sub,
       text,
+      displayText,
       overlap,
       content,
       start: span.start,
@@ -124,6 +148,10 @@ abstract class SectionChunker implements Chunker {
       tags: unique([...metadata.tags, ...refs.tags]),
       links: refs.links,
       frontmatter: metadata.frontmatter,
+      ...(blocks.properties ? { properties: blocks.properties } : {}),
+      ...(blocks.ids.length ? { blockIds: blocks.ids } : {}),
+      ...(blockRefs.length ? { blockRefs } : {}),
+      ...(metadata.date ? { date: metadata.date } : {}),
       mtime: note.mtimeMs,
     };
   }
@@ -135,8 +163,9 @@ export class HeaderBasedChunker extends SectionChunker {
     return this.config.max_chunk_chars;
   }
 
-  protected sections(text: string, bodyStart: number, outline: MarkdownOutline): Section[] {
-    return mergeSmallSections(sectionsAtHeadings(text, bodyStart, outline.headings), this.config.min_chunk_chars, this.config.max_chunk_chars);
+  protected sections(note: ParsedNote): Section[] {
+    const sections = sectionsAtHeadings(note.text, note.bodyStart, note.outline.headings, note.blocks.blocks);
+    return mergeSmallSections(sections, this.config.min_chunk_chars, this.config.max_chunk_chars, (s) => note.display(s.start, s.end).length);
   }
 }
 
@@ -146,9 +175,71 @@ export class WholeNoteChunker extends SectionChunker {
     return Number.POSITIVE_INFINITY;
   }
 
-  protected sections(text: string, bodyStart: number): Section[] {
-    return wholeBody(text, bodyStart);
+  protected sections(note: ParsedNote): Section[] {
+    return wholeBody(note.text, note.bodyStart);
   }
+}
+
+/** A note as the chunker sees it: its outlines and the text it is shown and indexed as. */
+interface ParsedNote {
+  text: string;
+  bodyStart: number;
+  outline: MarkdownOutline;
+  blocks: NoteOutline;
+  lines: number[];
+  /** Code of both outlines, sorted: no links or tags in it. */
+  codeRanges: Array<[number, number]>;
+  /** `text[start, end)` as shown and indexed: properties out, references resolved (see `displayEdits`), trimmed. */
+  display(start: number, end: number): string;
+}
+
+/** The block uuids referenced in a span outside code, each once. */
+function refsOutsideCode(text: string, span: Span, codeRanges: Array<[number, number]>): string[] {
+  let outside = '';
+  let from = span.start;
+  for (const [start, end] of codeRanges) {
+    if (end <= from || start >= span.end) continue;
+    if (start > from) outside += `${text.slice(from, start)}\n`;
+    from = Math.max(from, end);
+  }
+  if (from < span.end) outside += text.slice(from, span.end);
+  return blockRefsIn(outside);
+}
+
+/** Whether any of the blocks (sorted by start) starts in `[start, end)`. */
+function startsWithin(blocks: readonly Span[], start: number, end: number): boolean {
+  let lo = 0;
+  let hi = blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (blocks[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < blocks.length && blocks[lo].start < end;
+}
+
+/** The properties (first value of each key) and `id::`s of the outline blocks starting in a span. */
+function blocksIn(outline: NoteOutline, span: Span): { properties?: Record<string, string>; ids: string[] } {
+  const properties: Record<string, string> = {};
+  const ids: string[] = [];
+  let any = false;
+  let lo = 0;
+  let hi = outline.blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (outline.blocks[mid].start < span.start) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < outline.blocks.length && outline.blocks[i].start < span.end; i++) {
+    for (const [key, value] of Object.entries(outline.blocks[i].properties)) {
+      if (key === 'id') ids.push(value.toLowerCase());
+      else if (!Object.hasOwn(properties, key)) {
+        Object.defineProperty(properties, key, { value, enumerable: true, writable: true, configurable: true });
+        any = true;
+      }
+    }
+  }
+  return { ...(any ? { properties } : {}), ids };
 }
 
 /** A span of a section to become a chunk, with how it is cited and what is put before it for indexing. */

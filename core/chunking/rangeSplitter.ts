@@ -1,4 +1,5 @@
 import type { Block, Heading } from '../parse/markdownTree.js';
+import type { OutlineBlock } from '../parse/outlineBlocks.js';
 
 export interface Span {
   start: number;
@@ -8,13 +9,26 @@ export interface Span {
 export interface SplitLimits {
   maxChars: number;
   maxTokens: number;
-  countTokens(text: string): number;
+  /** Tokens of the text `[start, end)` is indexed as (its display text: see `displayEdits`). */
+  countTokens(start: number, end: number): number;
+}
+
+/** What a range is split along: Markdown headings and blocks, outline blocks, code regions of those blocks. */
+export interface SplitStructure {
+  headings: Heading[];
+  blocks: Block[];
+  /** Bullet blocks (sorted by start); a block too big splits into its own lines and its children. */
+  items?: readonly OutlineBlock[];
+  /** Code inside bullet blocks (fences, `#+BEGIN_SRC`...): kept whole, split only at lines. */
+  itemCode?: ReadonlyArray<readonly [number, number]>;
 }
 
 /** A piece that is kept whole when it fits: a block, a heading glued to its block, a list item, a line... */
 interface Unit extends Span {
-  kind: 'lines' | 'prose' | 'parts' | 'glued';
+  kind: 'lines' | 'prose' | 'parts' | 'glued' | 'item';
   parts?: Unit[];
+  /** For an item: its index in `SplitStructure.items`. */
+  item?: number;
 }
 
 const LINE_BLOCKS = new Set(['fenced_code_block', 'indented_code_block', 'pipe_table', 'html_block']);
@@ -26,16 +40,56 @@ const words = new Intl.Segmenter(undefined, { granularity: 'word' });
  * (paragraphs, whole code blocks, tables and lists), then list items, lines, sentences, words, and at last
  * characters. Spans start and end on non-blank text; every non-blank character of the range is in one span.
  */
-export function splitRange(source: string, start: number, end: number, headings: Heading[], blocks: Block[], limits: SplitLimits): Span[] {
-  const atoms = unitsOf(source, start, end, headings, blocks).flatMap((unit) => atomize(source, unit, limits));
-  return pack(source, atoms, limits);
+export function splitRange(source: string, start: number, end: number, structure: SplitStructure, limits: SplitLimits): Span[] {
+  const atoms = unitsOf(source, start, end, structure).flatMap((unit) => atomize(source, unit, limits, structure));
+  return pack(atoms, limits);
 }
 
-function unitsOf(source: string, start: number, end: number, headings: Heading[], blocks: Block[]): Unit[] {
-  const elements = [
-    ...startingWithin(headings, start, end).map((h) => ({ start: h.start, end: h.end, heading: true, block: undefined as Block | undefined })),
-    ...startingWithin(blocks, start, end).map((b) => ({ start: b.start, end: b.end, heading: false, block: b as Block | undefined })),
+function unitsOf(source: string, start: number, end: number, structure: SplitStructure): Unit[] {
+  const { headings, blocks, items = [] } = structure;
+  // The outermost bullet blocks starting in the range: a list's parts, or (in a range starting inside a list) units of their own.
+  const [firstItem, lastItem] = indicesStartingWithin(items, start, end);
+  const topItems: Array<{ item: OutlineBlock; index: number }> = [];
+  for (let index = firstItem; index < lastItem; index++) {
+    const item = items[index];
+    if (item.parent < 0 || item.parent < firstItem) topItems.push({ item, index });
+  }
+  let nextItem = 0;
+  const itemUnit = ({ item, index }: { item: OutlineBlock; index: number }): Unit | undefined => {
+    const span = trim(source, item.start, Math.min(item.end, end));
+    return span && { ...span, kind: 'item', item: index };
+  };
+  const elements: Array<{ start: number; end: number; heading: boolean; block?: Block; unit?: Unit }> = [
+    ...startingWithin(headings, start, end).map((h) => ({ start: h.start, end: h.end, heading: true })),
+    ...startingWithin(blocks, start, end).map((b) => ({ start: b.start, end: b.end, heading: false, block: b })),
   ].sort((a, b) => a.start - b.start);
+  // Lists are cut at their items as the outline sees them (tree-sitter's list items do not nest headings).
+  for (const element of elements) {
+    if (element.block?.type !== 'list') continue;
+    const parts: Unit[] = [];
+    const listEnd = Math.min(element.end, end);
+    let from = element.start;
+    while (nextItem < topItems.length && topItems[nextItem].item.start < element.start) nextItem++;
+    while (nextItem < topItems.length && topItems[nextItem].item.start < listEnd) {
+      const unit = itemUnit(topItems[nextItem++]);
+      if (!unit) continue;
+      // Text of the list the outline does not see as a block (e.g. inside an HTML comment) stays, as prose.
+      const gap = trim(source, from, unit.start);
+      if (gap) parts.push({ ...gap, kind: 'prose' });
+      parts.push(unit);
+      from = Math.max(from, unit.end);
+    }
+    const tail = trim(source, from, listEnd);
+    if (tail && parts.length) parts.push({ ...tail, kind: 'prose' });
+    if (parts.length) element.unit = { start: parts[0].start, end: parts.at(-1)!.end, kind: 'parts', parts };
+  }
+  const claimed = new Set(elements.flatMap((e) => e.unit?.parts?.map((p) => p.item) ?? []));
+  for (const top of topItems) {
+    if (claimed.has(top.index)) continue;
+    const unit = itemUnit(top);
+    if (unit) elements.push({ start: unit.start, end: unit.end, heading: false, unit });
+  }
+  elements.sort((a, b) => a.start - b.start);
   const units: Array<Unit & { heading?: boolean; math?: boolean }> = [];
   let pos = start;
   const pushText = (from: number, to: number) => {
@@ -48,7 +102,8 @@ function unitsOf(source: string, start: number, end: number, headings: Heading[]
     pos = Math.max(pos, Math.min(element.end, end));
     if (!span) continue;
     const block = element.block;
-    if (element.heading) units.push({ ...span, kind: 'prose', heading: true });
+    if (element.unit && element.unit.start >= span.start && element.unit.end <= span.end) units.push(element.unit);
+    else if (element.heading) units.push({ ...span, kind: 'prose', heading: true });
     else if (block?.parts) units.push({ ...span, kind: 'parts', parts: partsOf(source, block.parts, span) });
     else units.push({ ...span, kind: block && LINE_BLOCKS.has(block.type) ? 'lines' : 'prose', math: source.startsWith('$$', span.start) });
   }
@@ -110,22 +165,60 @@ function glue(units: Unit[]): Unit {
   return { start: units[0].start, end: units.at(-1)!.end, kind: 'glued', parts: units.flatMap((u) => (u.kind === 'glued' ? u.parts! : [u])) };
 }
 
-function fits(source: string, span: Span, limits: SplitLimits): boolean {
-  return span.end - span.start <= limits.maxChars && limits.countTokens(source.slice(span.start, span.end)) <= limits.maxTokens;
+function fits(_source: string, span: Span, limits: SplitLimits): boolean {
+  return span.end - span.start <= limits.maxChars && limits.countTokens(span.start, span.end) <= limits.maxTokens;
 }
 
 /** Breaks a unit that does not fit into the smallest pieces its kind allows. */
-function atomize(source: string, unit: Unit, limits: SplitLimits): Span[] {
+function atomize(source: string, unit: Unit, limits: SplitLimits, structure: SplitStructure): Span[] {
   if (fits(source, unit, limits)) return [unit];
   switch (unit.kind) {
     case 'glued':
     case 'parts':
-      return unit.parts!.flatMap((part) => atomize(source, part, limits));
+      return unit.parts!.flatMap((part) => atomize(source, part, limits, structure));
+    case 'item':
+      return itemParts(source, unit, structure).flatMap((part) => atomize(source, part, limits, structure));
     case 'lines':
       return lineSpans(source, unit).flatMap((line) => (fits(source, line, limits) ? [line] : bySentence(source, line, limits)));
     case 'prose':
       return bySentence(source, unit, limits);
   }
+}
+
+/**
+ * A bullet block too big to keep whole: its own lines (code in them kept apart, as a block of lines) and then each
+ * child block, a heading block's own line travelling with what follows it.
+ */
+function itemParts(source: string, unit: Unit, structure: SplitStructure): Unit[] {
+  const items = structure.items!;
+  const item = items[unit.item!];
+  const parts: Array<Unit & { heading?: boolean }> = [];
+  const headEnd = Math.min(item.headEnd, unit.end);
+  let from = unit.start;
+  for (const [codeStart, codeEnd] of structure.itemCode ?? []) {
+    if (codeEnd <= unit.start || codeStart >= headEnd) continue;
+    const prose = trim(source, from, codeStart);
+    if (prose) parts.push({ ...prose, kind: 'prose' });
+    const code = trim(source, Math.max(codeStart, from), Math.min(codeEnd, headEnd));
+    if (code) parts.push({ ...code, kind: 'lines' });
+    from = Math.max(from, Math.min(codeEnd, headEnd));
+  }
+  const rest = trim(source, from, headEnd);
+  if (rest) parts.push({ ...rest, kind: 'prose' });
+  if (item.heading && parts.length) parts[0].heading = true;
+  // Children, and any text of the block between or after them (lines less indented than a child after a blank line).
+  from = Math.max(from, headEnd);
+  for (let i = unit.item! + 1; i < items.length && items[i].start < unit.end; i++) {
+    if (items[i].parent !== unit.item) continue;
+    const between = trim(source, from, items[i].start);
+    if (between) parts.push({ ...between, kind: 'prose' });
+    const child = trim(source, items[i].start, Math.min(items[i].end, unit.end));
+    if (child) parts.push({ ...child, kind: 'item', item: i });
+    from = Math.max(from, Math.min(items[i].end, unit.end));
+  }
+  const tail = trim(source, from, unit.end);
+  if (tail) parts.push({ ...tail, kind: 'prose' });
+  return glueHeadings(parts);
 }
 
 function lineSpans(source: string, span: Span): Span[] {
@@ -145,7 +238,12 @@ function lineSpans(source: string, span: Span): Span[] {
  * The outline elements (sorted by start, as outlines are) that start in `[start, end)`: found by binary search, so
  * splitting the many sections of a huge note stays linear.
  */
-function startingWithin<T extends Span>(sorted: T[], start: number, end: number): T[] {
+function startingWithin<T extends Span>(sorted: readonly T[], start: number, end: number): T[] {
+  const [from, to] = indicesStartingWithin(sorted, start, end);
+  return sorted.slice(from, to);
+}
+
+function indicesStartingWithin(sorted: readonly Span[], start: number, end: number): [number, number] {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -155,7 +253,7 @@ function startingWithin<T extends Span>(sorted: T[], start: number, end: number)
   }
   let to = lo;
   while (to < sorted.length && sorted[to].start < end) to++;
-  return sorted.slice(lo, to);
+  return [lo, to];
 }
 
 /**
@@ -228,12 +326,12 @@ function isLowSurrogate(code: number): boolean {
 }
 
 /** Greedily joins consecutive atoms into spans that stay within the limits. */
-function pack(source: string, atoms: Span[], limits: SplitLimits): Span[] {
+function pack(atoms: Span[], limits: SplitLimits): Span[] {
   const spans: Span[] = [];
   let current: Span | undefined;
   let tokens = 0;
   for (const atom of atoms) {
-    const atomTokens = limits.countTokens(source.slice(atom.start, atom.end));
+    const atomTokens = limits.countTokens(atom.start, atom.end);
     if (current && atom.end - current.start <= limits.maxChars && tokens + atomTokens <= limits.maxTokens) {
       current.end = atom.end;
       tokens += atomTokens;

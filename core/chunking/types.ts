@@ -31,9 +31,15 @@ export interface Chunk {
   /** N of `_sub_N` when the chunk is a piece of a force-split section, else null. */
   sub: number | null;
   text: string;
-  /** The tail of the previous sibling sub-chunk prepended to `content` ('' unless sub > 0). */
+  /**
+   * The text as shown (snippets, answers) and indexed: `text` without `key:: value` property lines, Logseq code blocks
+   * (`#+BEGIN_SRC/QUERY…`) as fenced code, macros (`{{query …}}`) left out, block references (`((uuid))`) resolved;
+   * trimmed. Equal to `text` for a note with none of these. See `core/parse/displayText.ts`.
+   */
+  displayText: string;
+  /** The tail of the previous sibling sub-chunk's `displayText` prepended to `content` ('' unless sub > 0). */
   overlap: string;
-  /** What is indexed and embedded: header path (if configured) + overlap + text. */
+  /** What is indexed and embedded: header path (if configured) + overlap + displayText. */
   content: string;
   /** UTF-16 offsets into the note text after BOM removal. */
   start: number;
@@ -52,6 +58,14 @@ export interface Chunk {
   /** Wikilinks, embeds and local Markdown links inside this chunk. */
   links: NoteLink[];
   frontmatter: Record<string, unknown>;
+  /** Properties of the outline blocks starting in this chunk (`type:: x`; first value of a key), keys lower-cased; `id` is in `blockIds`. */
+  properties?: Record<string, string>;
+  /** The `id::` uuids (lower-cased) of the blocks starting in this chunk: where a `((uuid))` reference points. */
+  blockIds?: string[];
+  /** The block uuids this chunk references (`((uuid))`, `{{embed ((uuid))}}`), outside code: links to other blocks' chunks. */
+  blockRefs?: string[];
+  /** A journal page's day, ISO `YYYY-MM-DD` (the note's `metadata.date`). */
+  date?: string;
   mtime: number;
 }
 
@@ -62,6 +76,11 @@ export interface NoteInput {
   /** BOM already removed. */
   text: string;
   mtimeMs: number;
+  /**
+   * Texts of blocks in other notes this note references, uuid (lower-cased) → text (see `collectBlockTexts`), so
+   * `((uuid))` reads as the block's text; the note's own blocks are always known. Unknown uuids read "[missing block]".
+   */
+  blockTexts?: Record<string, string>;
 }
 
 export interface ChunkedNote {

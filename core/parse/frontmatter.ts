@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import { journalDateFromPath, journalTitle, pageNameFromPath } from './pageNames.js';
 
 export interface FrontmatterError {
   message: string;
@@ -15,6 +16,8 @@ export interface NoteMetadata {
   tags: string[];
   created?: string;
   updated?: string;
+  /** The day a journal page (`journals/2024_01_15.md`) is for, as an ISO date `YYYY-MM-DD`. */
+  date?: string;
   frontmatter: Record<string, unknown>;
 }
 
@@ -143,7 +146,8 @@ export function noteMetadata(path: string, frontmatter: Frontmatter, body: strin
   };
 
   const titleValue = pick('title')?.value;
-  const title = scalarText(titleValue) ?? baseNameWithoutExtension(path);
+  const date = journalDateFromPath(path);
+  const title = scalarText(titleValue) ?? (date ? journalTitle(date) : pageNameFromPath(path));
 
   const aliasValue = pick('aliases', 'alias');
   const aliases = dedupeCaseInsensitive(
@@ -163,6 +167,7 @@ export function noteMetadata(path: string, frontmatter: Frontmatter, body: strin
   const updated = dateText(pick('updated', 'modified')?.value);
   if (created !== undefined) metadata.created = created;
   if (updated !== undefined) metadata.updated = updated;
+  if (date !== undefined) metadata.date = date;
   return metadata;
 }
 
@@ -199,12 +204,6 @@ function scalarText(value: unknown): string | undefined {
   if (typeof value === 'string') return value.trim() || undefined;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
-}
-
-function baseNameWithoutExtension(path: string): string {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
 }
 
 /** Splits a string on the separator but keeps `[[page refs]]` (which may hold spaces or commas) whole. */

@@ -1,0 +1,120 @@
+import { findBlockRefs, type BlockLookup } from './logseqBlocks.js';
+import type { NoteOutline } from './outlineBlocks.js';
+
+/** A replacement of `source[start, end)` in the text shown and indexed for a chunk. */
+export interface TextEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Inline code (left alone), then Logseq `{{macro …}}` calls: a name right after `{{`, so Hugo shortcodes
+ * (`{{< x >}}`, `{{% x %}}`) and template variables (`{{ .Title }}`, Dendron's `{{fm.desc}}`) are not macros.
+ */
+const MACRO = /(`+)[^`]*?\1|\{\{([A-Za-z][\w-]*(?:[ \t][^{}\n]*)?)\}\}/g;
+
+/**
+ * The edits that turn a note's source into the text shown and indexed (a chunk's `displayText`), in source order:
+ * - `key:: value` property lines are dropped (they are metadata);
+ * - code `#+BEGIN_SRC/QUERY/EXAMPLE…` regions become fenced code (so they read as code everywhere Markdown is
+ *   read: never quoted as prose), the markers of prose ones (`#+BEGIN_NOTE`, `TIP`, `QUOTE`…) are dropped;
+ * - macros: `{{embed ((uuid))}}` → the block's text, `{{embed [[page]]}}` → the page name, `{{cloze text}}` →
+ *   text, any other (`{{query …}}`, `{{video …}}`, `{{renderer …}}`) is dropped: it is not prose;
+ * - block references `((uuid))` → the referenced block's text (or "[missing block]"), `[label](((uuid)))` → label.
+ * Nothing inside code is touched.
+ */
+export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLookup): TextEdit[] {
+  const edits: TextEdit[] = outline.propertyLines.map((line) => ({ start: line.start, end: line.end, text: '' }));
+  for (const region of outline.beginBlocks) {
+    if (region.code) {
+      const inner = text.slice(region.open[1], region.close?.[0] ?? region.end);
+      const fence = '`'.repeat(Math.max(3, longestRun(inner, '`') + 1));
+      const lang = region.kind === 'SRC' ? (region.args.split(/\s+/)[0] ?? '') : region.kind.toLowerCase();
+      edits.push({ start: region.open[0], end: region.open[1], text: fence + lang });
+      if (region.close) edits.push({ start: region.close[0], end: region.close[1], text: fence });
+    } else {
+      edits.push({ start: region.open[0], end: region.open[1], text: '' });
+      if (region.close) edits.push({ start: region.close[0], end: region.close[1], text: '' });
+    }
+  }
+  // Macros and references, in the text outside code and property lines.
+  const skipped = [...outline.codeRanges, ...outline.propertyLines.map((l) => [l.start, l.end] as [number, number])].sort((a, b) => a[0] - b[0]);
+  let from = 0;
+  const scan = (to: number) => {
+    if (to > from) edits.push(...inlineEdits(text, from, to, lookup));
+  };
+  for (const [start, end] of skipped) {
+    scan(start);
+    from = Math.max(from, end);
+  }
+  scan(text.length);
+  edits.sort((a, b) => a.start - b.start || a.end - b.end);
+  // Never two edits over one character (a marker line inside a property line cannot happen, but stay safe).
+  let covered = 0;
+  return edits.filter((edit) => {
+    if (edit.start < covered) return false;
+    covered = edit.end;
+    return true;
+  });
+}
+
+function inlineEdits(text: string, from: number, to: number, lookup: BlockLookup): TextEdit[] {
+  const edits: TextEdit[] = [];
+  const segment = text.slice(from, to);
+  let last = 0;
+  const refsUpTo = (end: number) => {
+    for (const ref of findBlockRefs(text, lookup, from + last, from + end)) edits.push({ start: ref.start, end: ref.end, text: ref.replacement });
+  };
+  for (const match of segment.matchAll(MACRO)) {
+    if (match[1]) continue;
+    const body = match[2].trim();
+    const embed = /^embed[ \t]+(.*)$/i.exec(body);
+    const cloze = /^cloze[ \t]+(.*)$/i.exec(body);
+    let replacement = '';
+    if (embed && /^\(\(/.test(embed[1])) continue; // a block embed: resolved as a block reference below
+    if (embed) replacement = embed[1].trim().replace(/^\[\[(.*)\]\]$/, '$1');
+    else if (cloze) replacement = cloze[1].trim();
+    refsUpTo(match.index);
+    edits.push({ start: from + match.index, end: from + match.index + match[0].length, text: replacement });
+    last = match.index + match[0].length;
+  }
+  refsUpTo(segment.length);
+  return edits;
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+/**
+ * `source[start, end)` with the edits applied (`edits` sorted by start, not overlapping): replacements lying wholly
+ * inside it, and deletions clipped to it (a range that ends inside a property line still drops that line's text).
+ */
+export function applyEdits(source: string, start: number, end: number, edits: readonly TextEdit[]): string {
+  let lo = 0;
+  let hi = edits.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (edits[mid].start < start) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo > 0 && edits[lo - 1].end > start) lo--;
+  let out = '';
+  let at = start;
+  for (let i = lo; i < edits.length && edits[i].start < end; i++) {
+    const edit = edits[i];
+    const inside = edit.start >= start && edit.end <= end;
+    if (!inside && edit.text !== '') continue;
+    const from = Math.max(edit.start, start);
+    out += source.slice(at, from) + edit.text;
+    at = Math.min(edit.end, end);
+  }
+  return out + source.slice(at, end);
+}
