@@ -40,9 +40,12 @@ describe('an adapted model', () => {
     const files = (await readdir(outDir, { recursive: true })).sort();
     const shipped = (await readdir(BASE, { recursive: true })).filter((f) => !['README.md', 'ADAPT_GENERAL_PAIRS.md', 'adapt-general-pairs.jsonl.gz'].includes(f)).sort();
     assert.deepEqual(files, shipped);
-    for (const f of ['tokenizer.json', 'tokenizer_config.json', 'cairn.json']) {
+    for (const f of ['tokenizer.json', 'tokenizer_config.json']) {
       assert.ok((await readFile(path.join(outDir, f))).equals(await readFile(path.join(BASE, f))), `${f} is the shipped one`);
     }
+    // The search defaults are those the shipped model gives for an adapted table.
+    const shippedSearch = JSON.parse(await readFile(path.join(BASE, 'cairn.json'), 'utf8'));
+    assert.deepEqual(JSON.parse(await readFile(path.join(outDir, 'cairn.json'), 'utf8')).fusion, shippedSearch.adaptedFusion);
     const config = JSON.parse(await readFile(path.join(outDir, 'config.json'), 'utf8'));
     const baseConfig = JSON.parse(await readFile(path.join(BASE, 'config.json'), 'utf8'));
     assert.deepEqual(config.cairn.adapted, {
@@ -63,6 +66,7 @@ describe('an adapted model', () => {
       assert.ok(Math.abs(Math.hypot(...v) - 1) < 1e-3);
       assert.ok(Math.abs(empty[100] - 1) < 1e-3, 'empty text keeps its own axis');
       assert.notEqual(embedder.fingerprint, fingerprint, 'a new table is a new model fingerprint');
+      assert.deepEqual(embedder.searchDefaults, shippedSearch.adaptedFusion, 'the search loads the adapted fusion defaults');
     } finally {
       await embedder.close();
     }

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { MODEL_SEARCH_FILE } from '../search/fusionDefaults.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -148,11 +149,12 @@ export async function runAdaptJob(job: AdaptJob, post: (reply: AdaptReply) => vo
 
   post({ type: 'progress', phase: 'writing', done: 0, total: 1 });
   await writeBertEmbeddingModel(job.tmpDir, { vocab: base.vocab, embeddings: bestRows, dims: base.dims }, { variants: ['q8'] });
-  // The shipped model's own files, byte for byte: the tokenizer, the search defaults, the licence notices.
+  // The shipped model's own files, byte for byte: the tokenizer and the licence notices; its search defaults as adapted.
   const baseFiles = await readdir(job.baseModelDir);
-  for (const f of baseFiles.filter((f) => f === 'tokenizer.json' || f === 'tokenizer_config.json' || f === 'cairn.json' || /^LICENSE-.*\.md$/.test(f))) {
+  for (const f of baseFiles.filter((f) => f === 'tokenizer.json' || f === 'tokenizer_config.json' || /^LICENSE-.*\.md$/.test(f))) {
     await copyFile(path.join(job.baseModelDir, f), path.join(job.tmpDir, f));
   }
+  if (baseFiles.includes(MODEL_SEARCH_FILE)) await writeFile(path.join(job.tmpDir, MODEL_SEARCH_FILE), adaptedSearchDefaults(await readFile(path.join(job.baseModelDir, MODEL_SEARCH_FILE), 'utf8')));
   const tableHash = createHash('sha256').update(await readFile(path.join(job.tmpDir, Q8_ONNX_FILE))).digest('hex').slice(0, 16);
   const pairs = { train: mined.train.length, heldOut: mined.heldOut.length };
   const heldOutMrr = { before: round(before), after: round(best.mrr) };
@@ -184,4 +186,15 @@ if (send) {
       },
     );
   });
+}
+
+/**
+ * The adapted folder's cairn.json: the shipped one with its `adaptedFusion` (the fusion weights the model's makers
+ * measured for an adapted table, whose vector ranking is much stronger) in place of `fusion`, when it has one.
+ */
+function adaptedSearchDefaults(shipped: string): string {
+  const value = JSON.parse(shipped) as { fusion?: unknown; adaptedFusion?: unknown; aboutAdapted?: unknown };
+  if (value.adaptedFusion === undefined) return shipped;
+  const { adaptedFusion, aboutAdapted, ...rest } = value;
+  return `${JSON.stringify({ ...rest, ...(aboutAdapted ? { about: aboutAdapted } : {}), fusion: adaptedFusion }, null, 2)}\n`;
 }
