@@ -89,6 +89,19 @@ test('an adapted table is taken into use by one re-embedding, and turning adapta
     assert.equal(again.embedded, 0);
     assert.equal(vault.status().table.kind, 'adapted');
     assert.equal(vault.adaptationDue(), undefined);
+
+    // Due again once adapt_after_changed of the chunks are new or changed, not before.
+    const notes = Object.keys(generatedVault(60)).sort();
+    const rewrite = async (count: number, round: number) => {
+      for (const note of notes.slice(0, count)) await writeFile(path.join(vaultDir, note), `# Rewritten ${round} ${note}\n\n${'The harbour crew mends the sail before the storm. '.repeat(8)}\n`);
+      await vault.update(notes.slice(0, count));
+    };
+    await rewrite(5, 1);
+    assert.equal(vault.adaptationDue(), undefined, '5 of 60 notes changed');
+    await rewrite(40, 2);
+    assert.match(vault.adaptationDue() ?? '', /\d+% of the chunks are new or changed/);
+    // The other tests share the vault: put the notes back.
+    for (const [note, text] of Object.entries(generatedVault(60))) await writeFile(path.join(vaultDir, note), text);
   } finally {
     await vault.close();
   }

@@ -49,6 +49,8 @@ export async function stopWorker(worker: ChildProcess): Promise<void> {
   clearTimeout(force);
 }
 
+const TEST_FLAGS_WITH_VALUE = new Set(['--test-name-pattern', '--test-skip-pattern', '--test-reporter', '--test-reporter-destination', '--test-concurrency', '--test-timeout', '--test-shard']);
+
 /** The parent's node flags the worker should share: minus tsx hooks (added once, by URL), the test runner and the inspector (its port is taken). */
 function workerExecArgv(execArgv: readonly string[]): string[] {
   const isTsx = (value: string) => /(^|[\\/])tsx([\\/]|$)/.test(value);
@@ -57,7 +59,10 @@ function workerExecArgv(execArgv: readonly string[]): string[] {
     const arg = execArgv[i];
     if (/^--(import|loader|experimental-loader|require)$/.test(arg) && isTsx(execArgv[i + 1] ?? '')) i++;
     else if (/^--(import|loader|experimental-loader|require)=/.test(arg) && isTsx(arg.slice(arg.indexOf('=') + 1))) continue;
-    else if (/^--(test|inspect|debug)/.test(arg)) continue;
+    else if (/^--(test|inspect|debug)/.test(arg)) {
+      // A test-runner flag given its value as the next argument (`--test-name-pattern "x"`) takes it along.
+      if (TEST_FLAGS_WITH_VALUE.has(arg)) i++;
+    }
     else kept.push(arg);
   }
   return kept;
