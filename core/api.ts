@@ -366,6 +366,11 @@ export class CairnVault {
     return this.indexer.links;
   }
 
+  /** The note defining a Logseq block (`id:: uuid`), as the index knows it. */
+  blockNote(uuid: string): string | undefined {
+    return this.state.store.blocks.note(uuid.toLowerCase());
+  }
+
   /** The note a link target points to, as Obsidian resolves it from `fromPath`. */
   resolveLink(target: string, fromPath: string): string | undefined {
     return this.state.graph.resolve(target, fromPath);

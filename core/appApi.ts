@@ -85,6 +85,16 @@ export interface NoteLinkView {
   title: string;
 }
 
+/** A Logseq block a note references with `((uuid))` or `{{embed ((uuid))}}`. */
+export interface BlockRefView {
+  /** The note holding the block (this note's own path for a block of the same note). */
+  path: string;
+  /** The block's own text (bullet, heading `#`s and property lines left out, references inside it resolved). */
+  text: string;
+  /** 1-based line of the block's bullet in its note. */
+  line: number;
+}
+
 export interface NoteView {
   path: string;
   title: string;
@@ -98,6 +108,11 @@ export interface NoteView {
   backlinks: NoteLinkView[];
   /** Notes whose chunks are nearest to this note's (vector similarity). */
   related: NoteLinkView[];
+  /**
+   * The blocks this note's block references point to, uuid (lower-cased) → where and what; a uuid missing here names
+   * a block no note defines (shown as "missing block", never as the raw uuid).
+   */
+  blockRefs: Record<string, BlockRefView>;
   /** obsidian://open?vault=…&file=… when the vault is an Obsidian vault. */
   obsidianUrl?: string;
 }

@@ -115,13 +115,24 @@ async function assertNoteShowsLines(path: string, [startLine, endLine]: [number,
   const note = page.getByTestId('note-view');
   await note.locator('.note-meta', { hasText: path }).waitFor();
   await page.getByTestId('cited-lines').filter({ hasText: `cited lines ${startLine}–${endLine}` }).waitFor();
-  const cited = note.locator('.note-body > .cited');
+  // The outermost highlighted blocks: top-level ones, or inside a list or an outline, the items cited.
+  const cited = note.locator('.note-body .cited:not(.cited .cited)');
   await cited.first().waitFor();
   for (const block of await cited.all()) {
     const start = Number(await block.getAttribute('data-source-line'));
     const end = Number(await block.getAttribute('data-source-end'));
     assert.ok(start <= endLine && end >= startLine, `highlighted block ${start}-${end} is outside the cited lines ${startLine}-${endLine}`);
   }
+  // Every cited line is in a highlighted block (when it holds text).
+  const covered = await note.locator('.note-body [data-source-line]').evaluateAll((blocks, [a, b]) => {
+    const lines = new Set<number>();
+    for (const block of blocks) {
+      if (!block.classList.contains('cited') && !block.closest('.cited')) continue;
+      for (let line = Math.max(a, Number(block.getAttribute('data-source-line'))); line <= Math.min(b, Number(block.getAttribute('data-source-end'))); line++) lines.add(line);
+    }
+    return lines.size;
+  }, [startLine, endLine]);
+  assert.ok(covered > 0, 'the cited lines are highlighted');
   // The first highlighted block is scrolled into the visible part of the note pane.
   const pane = (await page.locator('.note-scroll').boundingBox())!;
   const box = (await cited.first().boundingBox())!;

@@ -38,7 +38,7 @@ class RecordingApi implements CairnApi {
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
     if (notePath === 'Missing.md') throw new Error('no note Missing.md in the index');
-    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], outgoing: [], backlinks: [], related: [] };
+    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], outgoing: [], backlinks: [], related: [], blockRefs: {} };
   }
   async resolveLink(target: string, fromPath: string) {
     this.note('resolveLink', [target, fromPath]);

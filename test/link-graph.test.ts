@@ -207,7 +207,7 @@ describe('serialisation', () => {
       '{',
       '{}',
       'null',
-      JSON.stringify({ ...good, version: 2 }),
+      JSON.stringify({ ...good, version: 3 }),
       JSON.stringify({ ...good, notes: [{ path: 1 }] }),
       JSON.stringify({ ...good, notes: [...good.notes, ...good.notes] }),
       JSON.stringify({ ...good, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'wikilink', target: 'B', dest: 7 }] }] }),
@@ -257,5 +257,53 @@ describe('property: incremental updates equal a fresh build', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('Logseq pages: namespaces and block references', () => {
+  const UUID_A = '6565aaaa-1111-4222-8333-944444444444';
+  test('[[a/b]] finds the page titled a/b (file a___b.md or a%2Fb.md), over a file merely named b elsewhere', () => {
+    const graph = graphOf([
+      note('pages/Whiteboard___Object___iFrame.md', [], { title: 'Whiteboard/Object/iFrame' }),
+      note('pages/iFrame.md'),
+      note('pages/lang%2Fpython.md', [], { title: 'lang/python' }),
+      note('other/python.md'),
+      note('real/folder/Doc.md'),
+      note('pages/folder___Doc.md', [], { title: 'folder/Doc' }),
+    ]);
+    assert.equal(graph.resolve('Whiteboard/Object/iFrame', 'pages/x.md'), 'pages/Whiteboard___Object___iFrame.md');
+    assert.equal(graph.resolve('whiteboard/object/IFRAME', 'pages/x.md'), 'pages/Whiteboard___Object___iFrame.md');
+    assert.equal(graph.resolve('lang/python', 'pages/x.md'), 'pages/lang%2Fpython.md');
+    assert.equal(graph.resolve('iFrame', 'pages/x.md'), 'pages/iFrame.md');
+    // A path that names a real file still resolves as a path.
+    assert.equal(graph.resolve('folder/Doc', 'pages/x.md'), 'real/folder/Doc.md');
+  });
+
+  test('a block reference links the referencing note to the note defining the block, follows it, and survives a reload', () => {
+    const graph = graphOf([
+      { ...note('pages/Def.md'), blockIds: [UUID_A] },
+      { ...note('pages/Ref.md'), blockRefs: [UUID_A] },
+      { ...note('pages/Self.md'), blockIds: ['6565bbbb-1111-4222-8333-944444444444'], blockRefs: ['6565bbbb-1111-4222-8333-944444444444'] },
+    ]);
+    assert.deepEqual(graph.outgoing('pages/Ref.md'), ['pages/Def.md']);
+    assert.deepEqual(graph.backlinks('pages/Def.md'), ['pages/Ref.md']);
+    assert.deepEqual(graph.outgoing('pages/Self.md'), [], 'a reference to its own block is no link');
+    assert.deepEqual(graph.unresolved('pages/Ref.md'), []);
+    const loaded = LinkGraph.fromJSON(graph.toJSON());
+    assert.deepEqual(loaded.backlinks('pages/Def.md'), ['pages/Ref.md']);
+    // The block moves to another note: the link follows it; it goes: the link resolves nowhere (and is not listed as a page).
+    loaded.upsertNote(note('pages/Def.md'));
+    assert.deepEqual(loaded.outgoing('pages/Ref.md'), []);
+    assert.deepEqual(loaded.unresolved('pages/Ref.md'), []);
+    loaded.upsertNote({ ...note('pages/New.md'), blockIds: [UUID_A] });
+    assert.deepEqual(loaded.outgoing('pages/Ref.md'), ['pages/New.md']);
+    loaded.removeNote('pages/New.md');
+    assert.deepEqual(loaded.backlinks('pages/New.md'), []);
+    assert.deepEqual(loaded.outgoing('pages/Ref.md'), []);
+  });
+
+  test('a version 1 graph file (no block links) still loads', () => {
+    const v1 = JSON.stringify({ format: 'cairn-link-graph', version: 1, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'wikilink', target: 'B', dest: 1 }] }, { path: 'B.md', title: 'B', aliases: [], links: [] }] });
+    assert.deepEqual(LinkGraph.fromJSON(v1).backlinks('B.md'), ['A.md']);
   });
 });

@@ -212,4 +212,44 @@ describe('the real Logseq graph (../shared/corpora/logseq-docs)', () => {
     assert.deepEqual(chunks.map((c) => c.headerPath[0]).filter((h, i, a) => a.indexOf(h) === i), ['Hi, welcome to Logseq!', 'Getting Started', 'Need more?']);
     for (const chunk of chunks) assert.equal(propertyLineIn(chunk.content), undefined);
   });
+
+  it('displayText is line for line with text: as many lines, and every line without a property, macro, reference or #+BEGIN marker equal', async () => {
+    const word = fc.constantFrom('alpha', 'beta', 'search', '[[Link]]', '#tag', '`code`', 'x');
+    const special = fc.constantFrom(
+      'id:: 6565aaaa-1111-4222-8333-944444444444',
+      'collapsed:: true',
+      'type:: [[Feature]]',
+      'see ((6565aaaa-1111-4222-8333-944444444444)) here',
+      'see ((6565cccc-1111-4222-8333-944444444444)) missing',
+      '{{query (todo now)}} and {{embed [[Page]]}} and {{cloze hidden}}',
+      '{{embed ((6565aaaa-1111-4222-8333-944444444444))}}',
+      '#+BEGIN_SRC js',
+      '#+END_SRC',
+      '#+BEGIN_NOTE',
+      '#+END_NOTE',
+      '```',
+      '## Heading',
+      '',
+    );
+    const line = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean(), fc.oneof(fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(' ')), special));
+    const note = fc.tuple(fc.array(line, { minLength: 1, maxLength: 40 }), fc.constantFrom('\t', '  '), fc.boolean()).map(([lines, indent, crlf]) =>
+      lines.map(([depth, bullet, body]) => (body === '' ? '' : `${indent.repeat(depth)}${bullet ? '- ' : '  '}${body}`)).join(crlf ? '\r\n' : '\n'),
+    );
+    const blockTexts = { '6565aaaa-1111-4222-8333-944444444444': 'The referenced block, on one line' };
+    await fc.assert(
+      fc.asyncProperty(note, fc.integer({ min: 0, max: 400 }), async (text, min) => {
+        const chunker = await createChunker({ strategy: 'header_based', min_chunk_chars: min, max_chunk_chars: 600, overlap_chars: 40, include_parent_headers: true }, new BasicTokenCounter(128));
+        for (const chunk of chunker.chunk({ path: 'pages/gen.md', text, mtimeMs: 0, blockTexts }).chunks) {
+          const shown = chunk.displayText.split('\n');
+          const source = chunk.text.split('\n');
+          assert.equal(shown.length, source.length, JSON.stringify(chunk.text));
+          source.forEach((sourceLine, i) => {
+            if (!/::|\(\(|\{\{|#\+(BEGIN|END)_/i.test(sourceLine)) assert.equal(shown[i], sourceLine, `line ${i} of ${JSON.stringify(chunk.text)}`);
+          });
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
 });

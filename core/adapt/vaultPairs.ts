@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { shownText } from '../chunking/shownText.js';
 import { eachLine } from '../indices/lineFile.js';
 import type { NoteRecord } from '../indexing/noteStore.js';
 import { seededRandom } from '../random/seededRandom.js';
@@ -168,7 +169,7 @@ export class PairMiner {
       const key = chunkKey(chunk.id, o.seed);
       const into = key / 2 ** 32 < o.heldOutShare ? this.heldOut : this.train;
       const pathIds = tokenize(chunk.headerPath.join(' \n '));
-      const { units, candidates } = chunkUnits(chunk.text);
+      const { units, candidates } = chunkUnits(shownText(chunk));
       const unitIds = units.map(tokenize);
       const usable = (p: TokenPair) => p.q.length >= o.minQueryTokens && p.p.length >= o.minPassageTokens;
       const heading = { q: concat([titleIds, pathIds], o.maxTokens), p: concat(unitIds, o.maxTokens), key };

@@ -21,6 +21,7 @@ export function chunkInvariantViolations(text: string, chunks: Chunk[], config: 
     ids.add(chunk.id);
     if (chunk.start < bodyStart) problems.push(`${where}: starts inside the front matter`);
     if (chunk.text !== text.slice(chunk.start, chunk.end)) problems.push(`${where}: text is not source.slice(start, end)`);
+    if (lineCount(chunk.displayText) !== lineCount(chunk.text)) problems.push(`${where}: displayText has ${lineCount(chunk.displayText)} lines, text ${lineCount(chunk.text)}`);
     if (/^\s|\s$/.test(chunk.text) || chunk.text.length === 0) problems.push(`${where}: text is empty or has surrounding white space`);
     if (i > 0 && chunks[i - 1].end > chunk.start) problems.push(`${where}: overlaps or precedes the previous chunk`);
     if (config.strategy === 'header_based' && chunk.text.length > config.max_chunk_chars) problems.push(`${where}: ${chunk.text.length} chars > max_chunk_chars ${config.max_chunk_chars}`);
@@ -38,7 +39,7 @@ export function chunkInvariantViolations(text: string, chunks: Chunk[], config: 
       const previous = chunks[i - 1];
       const siblings = previous && chunk.sub !== null && chunk.sub > 0 && previous.sub === chunk.sub - 1 && sectionOf(previous) === sectionOf(chunk);
       if (!siblings) problems.push(`${where}: overlap outside a force-split section`);
-      else if (!previous.displayText.endsWith(chunk.overlap)) problems.push(`${where}: overlap is not the tail of the previous sub-chunk`);
+      else if (!previous.displayText.trimEnd().endsWith(chunk.overlap)) problems.push(`${where}: overlap is not the tail of the previous sub-chunk`);
       if (chunk.overlap.length > config.overlap_chars) problems.push(`${where}: overlap longer than overlap_chars`);
     }
     if (chunk.parts) {
@@ -114,6 +115,12 @@ function quotedLines(source: string): Set<string> {
     } else region = /^#\+BEGIN_([A-Za-z]+)/.exec(body)?.[1].toUpperCase();
   }
   return quoted;
+}
+
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return lines;
 }
 
 function sectionOf(chunk: Chunk): string {

@@ -1,3 +1,4 @@
+import { lineOf, lineStarts } from '../parse/lineNumbers.js';
 import { createHash } from 'node:crypto';
 import type { ChunkingConfig } from '../config/schema.js';
 import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/frontmatter.js';
@@ -13,7 +14,7 @@ import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
 
 /** Bumped whenever the same input and config could produce different chunks; recorded in the manifest. */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 4;
 
 /**
  * Cuts notes into chunks: sections (chosen by the subclass) → force-split those beyond the size limit or
@@ -40,7 +41,8 @@ abstract class SectionChunker implements Chunker {
     const html = outline.blocks.filter((b) => b.type === 'html_block').map((b) => [b.start, b.end] as [number, number]);
     const blocks = parseOutline(text, frontmatter.end, outline.headings.map((h) => h.start), html);
     const markdownCode = outline.codeRanges.filter(([start, end]) => !startsWithin(blocks.blocks, start, end));
-    const edits = displayEdits(text, blocks, lookupIn(collectBlockTexts(text, blocks), note.blockTexts));
+    const ownBlockTexts = collectBlockTexts(text, blocks);
+    const edits = displayEdits(text, blocks, lookupIn(ownBlockTexts, note.blockTexts));
     const parsed: ParsedNote = {
       text,
       bodyStart: frontmatter.end,
@@ -48,7 +50,8 @@ abstract class SectionChunker implements Chunker {
       blocks,
       lines: lineStarts(text),
       codeRanges: [...markdownCode, ...blocks.codeRanges].sort((a, b) => a[0] - b[0]),
-      display: (start, end) => applyEdits(text, start, end, edits).trim(),
+      // Not trimmed: the shown text keeps the chunk's lines (a chunk's text has no surrounding white space already).
+      display: (start, end) => applyEdits(text, start, end, edits),
     };
     const chunks: Chunk[] = [];
     this.sections(parsed).forEach((section, ordinal) => {
@@ -58,7 +61,13 @@ abstract class SectionChunker implements Chunker {
         chunks.push(this.assemble(note, metadata, parsed, piece, ordinal, sub, chunks.length));
       });
     });
-    return { chunks, metadata, frontmatterError: frontmatter.error, ...(warning ? { warning } : {}) };
+    return {
+      chunks,
+      metadata,
+      frontmatterError: frontmatter.error,
+      ...(Object.keys(ownBlockTexts).length ? { blockTexts: ownBlockTexts } : {}),
+      ...(warning ? { warning } : {}),
+    };
   }
 
   /**
@@ -165,7 +174,7 @@ export class HeaderBasedChunker extends SectionChunker {
 
   protected sections(note: ParsedNote): Section[] {
     const sections = sectionsAtHeadings(note.text, note.bodyStart, note.outline.headings, note.blocks.blocks);
-    return mergeSmallSections(sections, this.config.min_chunk_chars, this.config.max_chunk_chars, (s) => note.display(s.start, s.end).length);
+    return mergeSmallSections(sections, this.config.min_chunk_chars, this.config.max_chunk_chars, (s) => note.display(s.start, s.end).trim().length);
   }
 }
 
@@ -189,7 +198,7 @@ interface ParsedNote {
   lines: number[];
   /** Code of both outlines, sorted: no links or tags in it. */
   codeRanges: Array<[number, number]>;
-  /** `text[start, end)` as shown and indexed: properties out, references resolved (see `displayEdits`), trimmed. */
+  /** `text[start, end)` as shown and indexed: properties out, references resolved (see `displayEdits`), line for line. */
   display(start: number, end: number): string;
 }
 
@@ -291,20 +300,4 @@ function unique(values: string[]): string[] {
   });
 }
 
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
 
-/** 1-based line number of offset `at`. */
-function lineOf(starts: number[], at: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= at) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}

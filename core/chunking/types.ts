@@ -32,9 +32,10 @@ export interface Chunk {
   sub: number | null;
   text: string;
   /**
-   * The text as shown (snippets, answers) and indexed: `text` without `key:: value` property lines, Logseq code blocks
-   * (`#+BEGIN_SRC/QUERY…`) as fenced code, macros (`{{query …}}`) left out, block references (`((uuid))`) resolved;
-   * trimmed. Equal to `text` for a note with none of these. See `core/parse/displayText.ts`.
+   * The text as shown (snippets, answers) and indexed, line for line with `text` (as many lines; line i shows line i):
+   * `key:: value` property lines emptied, Logseq code blocks (`#+BEGIN_SRC/QUERY…`) as fenced code, macros
+   * (`{{query …}}`) left out, block references (`((uuid))`) resolved inline. Equal to `text` for a note with none of
+   * these. See `core/parse/displayText.ts`; read it through `shownText` (stored chunks keep it only when it differs).
    */
   displayText: string;
   /** The tail of the previous sibling sub-chunk's `displayText` prepended to `content` ('' unless sub > 0). */
@@ -86,6 +87,8 @@ export interface NoteInput {
 export interface ChunkedNote {
   chunks: Chunk[];
   metadata: NoteMetadata;
+  /** The note's own blocks that carry an `id::`, uuid → text (see `collectBlockTexts`): what other notes' `((uuid))` read. */
+  blockTexts?: Record<string, string>;
   /** Set when the front matter could not be parsed; the note is still chunked as text. */
   frontmatterError?: FrontmatterError;
   /** Set when the note was chunked as plain text (see `SafeOutliner`): why, for the user. */

@@ -1,5 +1,6 @@
 import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { hasShownText } from '../chunking/shownText.js';
 import { KeywordIndex } from '../indices/keywordIndex.js';
 import { LinkGraph } from '../indices/linkGraph.js';
 import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vectorIndex.js';
@@ -139,8 +140,11 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
     readChecked(GRAPH_FILE).then((bytes) => LinkGraph.fromJSON(bytes.toString('utf8'))),
     vectorFilesChecked.then(() => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions)),
   ]);
-  if (store.chunkCount !== keyword.size || store.chunkCount !== vectors.size) {
-    throw new Error(`indices disagree: ${store.chunkCount} chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
+  // Chunks with nothing to show are stored but neither searchable nor embedded.
+  let searchable = 0;
+  for (const note of store.allNotes()) for (const chunk of note.chunks) if (hasShownText(chunk)) searchable++;
+  if (searchable !== keyword.size || searchable !== vectors.size) {
+    throw new Error(`indices disagree: ${searchable} searchable chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
   }
   return { store, keyword, graph, vectors };
 }

@@ -3,10 +3,14 @@ import type { Chunk } from '../chunking/types.js';
 import type { NoteLink } from '../parse/links.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
+import { BlockTexts } from './blockTexts.js';
 import type { FileDigest } from './fileDigest.js';
 
-/** A chunk as persisted: everything but what the note record already holds, and `content` (derivable). */
-export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'title' | 'aliases' | 'frontmatter' | 'mtime'>;
+/**
+ * A chunk as persisted: everything but what the note record already holds, and `content` (derivable); `displayText`
+ * only when it differs from `text` (read it through `shownText`).
+ */
+export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'title' | 'aliases' | 'frontmatter' | 'mtime' | 'displayText'> & { displayText?: string };
 
 /** One indexed note: file identity (to skip unchanged files), metadata, and its chunks. */
 export interface NoteRecord {
@@ -20,6 +24,10 @@ export interface NoteRecord {
   tags: string[];
   frontmatter: Record<string, unknown>;
   frontmatterError?: string;
+  /** A journal page's day, ISO `YYYY-MM-DD`: the note's time for date filters and listing, instead of its mtime. */
+  date?: string;
+  /** The note's blocks that carry an `id::`, uuid → text: what `((uuid))` in other notes reads as. */
+  blockTexts?: Record<string, string>;
   chunks: StoredChunk[];
 }
 
@@ -38,6 +46,8 @@ export class NoteStore {
   private readonly chunks = new Map<string, ChunkRef>();
   /** Files that could not be indexed, with the reason (unreadable, binary...). */
   readonly failures = new Map<string, string>();
+  /** Vault-wide block texts and who references them, kept in step with the records. */
+  readonly blocks = new BlockTexts();
 
   get noteCount(): number {
     return this.notes.size;
@@ -68,6 +78,7 @@ export class NoteStore {
     const removed = this.delete(record.path);
     this.notes.set(record.path, record);
     for (const chunk of record.chunks) this.chunks.set(chunk.id, { note: record, chunk });
+    this.blocks.add(record);
     this.failures.delete(record.path);
     return removed;
   }
@@ -78,6 +89,7 @@ export class NoteStore {
     if (!record) return [];
     this.notes.delete(notePath);
     for (const chunk of record.chunks) this.chunks.delete(chunk.id);
+    this.blocks.remove(record);
     return record.chunks.map((c) => c.id);
   }
 
@@ -85,6 +97,7 @@ export class NoteStore {
     this.notes.clear();
     this.chunks.clear();
     this.failures.clear();
+    this.blocks.clear();
   }
 
   /** Writes the store atomically, a line per note; returns the file's digest (recorded in the manifest). */
@@ -120,6 +133,7 @@ export class NoteStore {
         store.put(record);
       });
       if (!header) throw new Error('missing header line');
+      store.blocks.takeChanged();
     } catch (error) {
       throw new NoteStoreCorruptError(`${NOTES_FILE}:${Math.max(1, lineNumber)}: ${(error as Error).message}`);
     }
@@ -130,4 +144,14 @@ export class NoteStore {
 /** The links of all chunks of a note. */
 export function noteLinks(record: NoteRecord): NoteLink[] {
   return record.chunks.flatMap((c) => c.links);
+}
+
+/** A note's time for date filters and listing: a journal page's day (local midnight), else its file's mtime. */
+export function noteTime(record: Pick<NoteRecord, 'date' | 'mtimeMs'>): number {
+  if (record.date) {
+    const [year, month, day] = record.date.split('-').map(Number);
+    const time = new Date(year, month - 1, day).getTime();
+    if (!Number.isNaN(time)) return time;
+  }
+  return record.mtimeMs;
 }

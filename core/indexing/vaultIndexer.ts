@@ -9,6 +9,7 @@ import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/v
 import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
 import type { IndexState } from './indexState.js';
+import { hasShownText } from '../chunking/shownText.js';
 import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
 
 export interface VaultIndexerDeps {
@@ -141,13 +142,21 @@ export class VaultIndexer {
     // by vector before the next: memory stays bounded and a first index is searchable after its first batch.
     const removed = new Set(gone);
     await timed('index', () => this.applyText([], gone));
+    // Notes showing a block of a removed note now show it as missing.
+    const orphaned = await timed('chunk', () => this.rechunkReferrers());
     const failuresBefore = failureKey(state.store.failures);
     // An entry of a note still indexed is a warning (chunked as plain text): it lasts until the note is chunked again.
     if (replaceFailures) for (const p of [...state.store.failures.keys()]) if (!state.store.note(p)) state.store.failures.delete(p);
     for (const p of gone) state.store.failures.delete(p);
-    const changedPaths = new Set<string>();
+    const changedPaths = new Set<string>(orphaned.map((c) => c.record.path));
     let embedded = 0;
     let cached = 0;
+    if (orphaned.length) {
+      const counts = await timed('embed', () => this.embedMissing(orphaned, () => {}));
+      embedded += counts.embedded;
+      cached += counts.cached;
+      await timed('index', async () => this.applyVectors(orphaned));
+    }
     let touched = 0;
     const runStarted = performance.now();
     const progress = (phase: IndexPhase, done: number, currentFile?: string) => {
@@ -178,6 +187,12 @@ export class VaultIndexer {
         }
       });
       await timed('index', () => this.applyText(changed, failedKnown));
+      // Notes referencing blocks whose text this batch changed read them anew, before anything is embedded.
+      const referrers = await timed('chunk', () => this.rechunkReferrers());
+      if (referrers.length) {
+        const again = new Set(referrers.map((c) => c.record.path));
+        changed.splice(0, changed.length, ...changed.filter((c) => !again.has(c.record.path)), ...referrers);
+      }
       for (const p of failedKnown) removed.add(p);
       for (const c of changed) changedPaths.add(c.record.path);
       const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * batch.length : batch.length))));
@@ -218,7 +233,7 @@ export class VaultIndexer {
    * Reads a file (unless it is over the size limit); re-chunks it only when its text changed. A note that cannot
    * be chunked fails alone, with the reason; one chunked as plain text comes with a warning saying why.
    */
-  private async readAndChunk(entry: VaultFileEntry): Promise<{ failure: string } | { changed?: ChangedNote; warning?: string }> {
+  private async readAndChunk(entry: VaultFileEntry, force = false): Promise<{ failure: string } | { changed?: ChangedNote; warning?: string }> {
     const tooLarge = this.sizeProblem(entry.size);
     if (tooLarge) return { failure: tooLarge };
     let source;
@@ -232,7 +247,7 @@ export class VaultIndexer {
     if (grown) return { failure: grown };
     const textHash = createHash('sha256').update(source.text).digest('hex');
     const known = this.deps.state.store.note(entry.path);
-    if (known && known.textHash === textHash) {
+    if (known && known.textHash === textHash && !force) {
       // Touched but not changed (a sync tool, `touch`, a save without edits): remember the new identity only.
       known.size = source.size;
       known.mtimeMs = source.mtimeMs;
@@ -240,11 +255,12 @@ export class VaultIndexer {
     }
     let chunked;
     try {
-      chunked = await this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs });
+      const blockTexts = this.deps.state.store.blocks.textsFor(source.text);
+      chunked = await this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs, ...(Object.keys(blockTexts).length ? { blockTexts } : {}) });
     } catch (error) {
       return { failure: (error as Error).message };
     }
-    const { chunks, metadata, frontmatterError, warning } = chunked;
+    const { chunks, metadata, frontmatterError, warning, blockTexts } = chunked;
     const record: NoteRecord = {
       path: entry.path,
       size: source.size,
@@ -255,9 +271,42 @@ export class VaultIndexer {
       tags: metadata.tags,
       frontmatter: metadata.frontmatter,
       ...(frontmatterError ? { frontmatterError: `line ${frontmatterError.line}: ${frontmatterError.message}` } : {}),
+      ...(metadata.date ? { date: metadata.date } : {}),
+      ...(blockTexts ? { blockTexts } : {}),
       chunks: chunks.map(storedChunk),
     };
     return { changed: { record, chunks }, ...(warning ? { warning } : {}) };
+  }
+
+  /**
+   * Chunks again (and indexes by keyword) the notes that show a block whose text changed since the last call:
+   * their `((uuid))` read the new text. Their own block texts do not depend on others', so this settles at once;
+   * the loop only guards. A note that cannot be read now keeps its chunks until the next change or sync.
+   */
+  private async rechunkReferrers(): Promise<ChangedNote[]> {
+    const { store } = this.deps.state;
+    const done = new Map<string, ChangedNote>();
+    for (let round = 0; round < 3; round++) {
+      const uuids = store.blocks.takeChanged();
+      if (uuids.length === 0) break;
+      const changed: ChangedNote[] = [];
+      for (const relPath of store.blocks.referencing(uuids)) {
+        const entry = await this.entryOf(relPath);
+        const result = entry && (await this.readAndChunk(entry, true));
+        if (result && 'changed' in result && result.changed) changed.push(result.changed);
+      }
+      await this.applyText(changed, []);
+      for (const c of changed) done.set(c.record.path, c);
+    }
+    return [...done.values()];
+  }
+
+  /** The file entry of an indexed note, or undefined when it is no longer a readable file in the vault. */
+  private async entryOf(relPath: string): Promise<VaultFileEntry | undefined> {
+    const boundary = { followOutside: this.deps.scanOptions.follow_outside_links === true };
+    const real = await resolveInVault(this.deps.vaultPath, relPath, boundary).catch(() => undefined);
+    const info = real === undefined ? undefined : await stat(real).catch(() => undefined);
+    return info?.isFile() ? { path: relPath, absPath: real!, size: info.size, mtimeMs: info.mtimeMs } : undefined;
   }
 
   private sizeProblem(bytes: number): string | undefined {
@@ -272,6 +321,7 @@ export class VaultIndexer {
     let cached = 0;
     for (const { chunks } of changed) {
       for (const chunk of chunks) {
+        if (!hasShownText(chunk)) continue;
         if (cache.get(chunk.hash)) cached++;
         else missing.set(chunk.hash, chunk.content);
       }
@@ -302,10 +352,11 @@ export class VaultIndexer {
     state.vectors.remove(stale);
     for (const { record } of changed) {
       state.store.put(record);
-      state.graph.upsertNote({ path: record.path, title: record.title, aliases: record.aliases, links: noteLinks(record) });
+      state.graph.upsertNote(graphNoteOf(record));
     }
+    // A chunk with nothing to show (an empty block, a page of only properties) is no search result.
     const docs = changed.flatMap(({ record, chunks }) =>
-      chunks.map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+      chunks.filter(hasShownText).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
     // A batch of 500 notes is ~7,000 chunks, about a second of MiniSearch work: in slices, so searches
     // (and, in browser mode, the server) are answered meanwhile.
@@ -318,7 +369,7 @@ export class VaultIndexer {
   /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile). */
   private applyVectors(changed: ChangedNote[]): void {
     const { state, cache } = this.deps;
-    const current = changed.flatMap(({ chunks }) => chunks).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
+    const current = changed.flatMap(({ chunks }) => chunks).filter((c) => hasShownText(c) && state.store.chunk(c.id) && !state.vectors.has(c.id));
     state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
   }
 }
@@ -328,6 +379,19 @@ function failureKey(failures: ReadonlyMap<string, string>): string {
 }
 
 function storedChunk(chunk: Chunk): StoredChunk {
-  const { docId: _docId, content: _content, title: _title, aliases: _aliases, frontmatter: _frontmatter, mtime: _mtime, ...stored } = chunk;
-  return stored;
+  const { docId: _docId, content: _content, title: _title, aliases: _aliases, frontmatter: _frontmatter, mtime: _mtime, displayText, ...stored } = chunk;
+  // The shown text only where it differs: an ordinary vault's notes file does not hold every text twice.
+  return displayText === chunk.text ? stored : { ...stored, displayText };
+}
+
+/** A note as the link graph takes it: its links, and its block ids and references (a `((uuid))` links to the block's note). */
+export function graphNoteOf(record: NoteRecord) {
+  return {
+    path: record.path,
+    title: record.title,
+    aliases: record.aliases,
+    links: noteLinks(record),
+    blockIds: [...new Set(record.chunks.flatMap((c) => c.blockIds ?? []))],
+    blockRefs: [...new Set(record.chunks.flatMap((c) => c.blockRefs ?? []))],
+  };
 }

@@ -7,7 +7,14 @@ export interface GraphNote {
   aliases: string[];
   /** All links of the note. */
   links: NoteLink[];
+  /** The block uuids (lower-cased) the note defines (`id::`). */
+  blockIds?: string[];
+  /** The block uuids the note references (`((uuid))`): each a link to the note defining that block. */
+  blockRefs?: string[];
 }
+
+/** Links as the graph keeps them: a block reference is a link to the note that defines the block. */
+type GraphLinkKind = LinkKind | 'block';
 
 export class LinkGraphCorruptError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -17,12 +24,13 @@ export class LinkGraphCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-link-graph';
-const FORMAT_VERSION = 1;
+/** 2 added block ids and block links; a version 1 file (neither) still loads. */
+const FORMAT_VERSION = 2;
 const NOTE_EXTENSION = /\.(md|markdown)$/i;
 
 interface StoredLink {
   source: NoteEntry;
-  kind: LinkKind;
+  kind: GraphLinkKind;
   target: string;
   /** Key of the target's file base name: every note that could resolve it by path or name has this base name. */
   baseKey: string;
@@ -40,6 +48,7 @@ interface NoteEntry {
   /** Folder segments, and the keys of all path segments: what ranking candidates compares. */
   dir: string[];
   segmentKeys: string[];
+  blockIds: string[];
   links: StoredLink[];
 }
 
@@ -53,6 +62,8 @@ export class LinkGraph {
   private readonly byPathKey = new Map<string, Set<string>>();
   private readonly byBaseKey = new Map<string, Set<string>>();
   private readonly byNameKey = new Map<string, Set<string>>();
+  /** Block key (see `blockKey`) → notes defining that block. */
+  private readonly byBlockKey = new Map<string, Set<string>>();
   /** Lookup key → links registered under it. */
   private readonly linksByKey = new Map<string, Set<StoredLink>>();
   /** Target note → linking note → number of links. */
@@ -74,7 +85,7 @@ export class LinkGraph {
     if (typeof data !== 'object' || data === null || data.format !== FORMAT || !Array.isArray(data.notes)) {
       throw new LinkGraphCorruptError('not a link graph');
     }
-    if (data.version !== FORMAT_VERSION) {
+    if (data.version !== FORMAT_VERSION && data.version !== 1) {
       throw new LinkGraphCorruptError(`link graph format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
     }
     const stored = (data.notes as unknown[]).map(parseStoredNote);
@@ -98,6 +109,7 @@ export class LinkGraph {
       path: note.path,
       title: note.title,
       aliases: note.aliases,
+      ...(note.blockIds.length ? { blockIds: note.blockIds } : {}),
       links: note.links.map(({ kind, target, dest }) => (dest === undefined ? { kind, target } : { kind, target, dest: ordinal.get(dest) })),
     }));
     return JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, notes });
@@ -108,23 +120,30 @@ export class LinkGraph {
   }
 
   upsertNote(note: GraphNote): void {
-    const links = note.links.filter((link) => link.target.trim() !== '');
+    const links: Array<Pick<StoredLink, 'kind' | 'target'>> = [
+      ...note.links.filter((link) => link.target.trim() !== ''),
+      ...(note.blockRefs ?? []).map((uuid) => ({ kind: 'block' as const, target: uuid.toLowerCase() })),
+    ];
     const old = this.notes.get(note.path);
     if (!old) {
       const entry = this.register(note);
       this.attachLinks(entry, links);
-      this.reresolve([baseKeyOfPath(note.path), ...entry.nameKeys]);
+      this.reresolve([baseKeyOfPath(note.path), ...entry.nameKeys, ...entry.blockIds.map(blockKey)]);
       return;
     }
     this.detachLinks(old);
-    const oldNameKeys = old.nameKeys;
-    unindex(this.byNameKey, oldNameKeys, old.path);
+    const oldKeys = [...old.nameKeys, ...old.blockIds.map(blockKey)];
+    unindex(this.byNameKey, old.nameKeys, old.path);
+    unindex(this.byBlockKey, old.blockIds.map(blockKey), old.path);
     old.title = note.title;
     old.aliases = [...note.aliases];
     old.nameKeys = nameKeysOf(note);
+    old.blockIds = blockIdsOf(note);
     index(this.byNameKey, old.nameKeys, old.path);
+    index(this.byBlockKey, old.blockIds.map(blockKey), old.path);
     this.attachLinks(old, links);
-    const changed = [...oldNameKeys.filter((k) => !old.nameKeys.includes(k)), ...old.nameKeys.filter((k) => !oldNameKeys.includes(k))];
+    const newKeys = [...old.nameKeys, ...old.blockIds.map(blockKey)];
+    const changed = [...oldKeys.filter((k) => !newKeys.includes(k)), ...newKeys.filter((k) => !oldKeys.includes(k))];
     this.reresolve(changed);
   }
 
@@ -136,11 +155,12 @@ export class LinkGraph {
     unindex(this.byPathKey, [pathKey(path)], path);
     unindex(this.byBaseKey, [baseKeyOfPath(path)], path);
     unindex(this.byNameKey, entry.nameKeys, path);
-    this.reresolve([baseKeyOfPath(path), ...entry.nameKeys]);
+    unindex(this.byBlockKey, entry.blockIds.map(blockKey), path);
+    this.reresolve([baseKeyOfPath(path), ...entry.nameKeys, ...entry.blockIds.map(blockKey)]);
     this.incoming.delete(path);
   }
 
-  /** Resolved note paths this note links to (wikilinks, embeds, local Markdown links). */
+  /** Resolved note paths this note links to (wikilinks, embeds, local Markdown links, block references). */
   outgoing(path: string): string[] {
     const out = new Set<string>();
     for (const link of this.notes.get(path)?.links ?? []) if (link.dest !== undefined) out.add(link.dest);
@@ -161,16 +181,28 @@ export class LinkGraph {
 
   /**
    * Link targets of this note that resolve to no note (kept, and resolved later if such a note appears).
-   * The graph knows only notes, so embedded attachments (`image.png`) are listed here too.
+   * The graph knows only notes, so embedded attachments (`image.png`) are listed here too. References to blocks
+   * no note defines are not (they name no page; the note shows them as missing blocks).
    */
   unresolved(path: string): string[] {
     const out = new Set<string>();
-    for (const link of this.notes.get(path)?.links ?? []) if (link.dest === undefined) out.add(link.target.trim());
+    for (const link of this.notes.get(path)?.links ?? []) if (link.dest === undefined && link.kind !== 'block') out.add(link.target.trim());
     return [...out];
   }
 
   resolve(target: string, fromPath: string, kind: LinkKind = 'wikilink'): string | undefined {
     return this.resolveFrom(target, kind, dirSegments(fromPath));
+  }
+
+  /** The note defining a block, other than the referencing note (a reference to its own block links nowhere); the first by path. */
+  private resolveBlock(uuid: string, fromPath: string): string | undefined {
+    let best: string | undefined;
+    for (const path of this.byBlockKey.get(blockKey(uuid)) ?? []) if (path !== fromPath && (best === undefined || path < best)) best = path;
+    return best;
+  }
+
+  private resolveLink(link: Pick<StoredLink, 'kind' | 'target'>, source: NoteEntry): string | undefined {
+    return link.kind === 'block' ? this.resolveBlock(link.target, source.path) : this.resolveFrom(link.target, link.kind, source.dir);
   }
 
   private resolveFrom(target: string, kind: LinkKind, fromDir: string[]): string | undefined {
@@ -187,9 +219,16 @@ export class LinkGraph {
     if (!segments || segments.length === 0) return undefined;
     const fromRoot = this.byExactPath(segments.join('/'));
     if (fromRoot) return fromRoot;
-    const byBase = this.byBaseKey.get(keyOf(segments.at(-1)!));
-    if (byBase) return this.closest(byBase, fromDir, segments.map(keyOf));
+    const targetKeys = segments.map(keyOf);
+    const byBase = this.byBaseKey.get(targetKeys.at(-1)!);
     const byName = this.byNameKey.get(nameKeyOfTarget(trimmed));
+    if (byBase) {
+      const best = this.closest(byBase, fromDir, targetKeys);
+      // A namespaced page name (Logseq `[[a/b]]`, file `a___b.md` or `a%2Fb.md`): the page titled `a/b` wins over a
+      // file merely named `b` in some other folder. A file whose path ends in `a/b` still wins (a path link).
+      if (segments.length > 1 && byName && !endsWithKeys(this.notes.get(best)!.segmentKeys, targetKeys)) return this.closest(byName, fromDir, []);
+      return best;
+    }
     if (byName) return this.closest(byName, fromDir, []);
     return undefined;
   }
@@ -222,7 +261,7 @@ export class LinkGraph {
     return [...paths].sort()[0];
   }
 
-  private register(note: Pick<GraphNote, 'path' | 'title' | 'aliases'>): NoteEntry {
+  private register(note: Pick<GraphNote, 'path' | 'title' | 'aliases' | 'blockIds'>): NoteEntry {
     const segments = note.path.split('/');
     const entry: NoteEntry = {
       path: note.path,
@@ -231,23 +270,26 @@ export class LinkGraph {
       nameKeys: nameKeysOf(note),
       dir: dirSegments(note.path),
       segmentKeys: segments.map(keyOf),
+      blockIds: blockIdsOf(note),
       links: [],
     };
     this.notes.set(note.path, entry);
     index(this.byPathKey, [pathKey(note.path)], note.path);
     index(this.byBaseKey, [baseKeyOfPath(note.path)], note.path);
     index(this.byNameKey, entry.nameKeys, note.path);
+    index(this.byBlockKey, entry.blockIds.map(blockKey), note.path);
     return entry;
   }
 
-  private attachLinks(entry: NoteEntry, links: ReadonlyArray<Pick<NoteLink, 'kind' | 'target'>>): void {
-    for (const { kind, target } of links) {
-      if (target.trim() !== '') this.attachLink(entry, kind, target, this.resolveFrom(target, kind, entry.dir));
+  private attachLinks(entry: NoteEntry, links: ReadonlyArray<Pick<StoredLink, 'kind' | 'target'>>): void {
+    for (const link of links) {
+      if (link.target.trim() !== '') this.attachLink(entry, link.kind, link.target, this.resolveLink(link, entry));
     }
   }
 
-  private attachLink(source: NoteEntry, kind: LinkKind, target: string, dest: string | undefined): void {
-    const link: StoredLink = { source, kind, target, baseKey: baseKeyOfTarget(target), nameKey: nameKeyOfTarget(target), dest: undefined };
+  private attachLink(source: NoteEntry, kind: GraphLinkKind, target: string, dest: string | undefined): void {
+    const keys = kind === 'block' ? { baseKey: blockKey(target), nameKey: blockKey(target) } : { baseKey: baseKeyOfTarget(target), nameKey: nameKeyOfTarget(target) };
+    const link: StoredLink = { source, kind, target, ...keys, dest: undefined };
     source.links.push(link);
     index(this.linksByKey, [link.baseKey, link.nameKey], link);
     this.setDest(link, dest);
@@ -265,7 +307,7 @@ export class LinkGraph {
   private reresolve(keys: Iterable<string>): void {
     const affected = new Set<StoredLink>();
     for (const key of keys) for (const link of this.linksByKey.get(key) ?? []) affected.add(link);
-    for (const link of affected) this.setDest(link, this.resolveFrom(link.target, link.kind, link.source.dir));
+    for (const link of affected) this.setDest(link, this.resolveLink(link, link.source));
   }
 
   private setDest(link: StoredLink, dest: string | undefined): void {
@@ -334,6 +376,19 @@ function nameKeysOf(note: Pick<GraphNote, 'title' | 'aliases'>): string[] {
   return [...new Set(keys)];
 }
 
+/** The lookup key of a block uuid: never a file or page name (those have no NUL). */
+function blockKey(uuid: string): string {
+  return `\0block:${uuid.toLowerCase()}`;
+}
+
+function blockIdsOf(note: Pick<GraphNote, 'blockIds'>): string[] {
+  return [...new Set((note.blockIds ?? []).map((id) => id.toLowerCase()))];
+}
+
+function endsWithKeys(segmentKeys: string[], targetKeys: string[]): boolean {
+  return targetKeys.length <= segmentKeys.length && targetKeys.every((key, i) => segmentKeys[segmentKeys.length - targetKeys.length + i] === key);
+}
+
 function dirSegments(path: string): string[] {
   return path.split('/').slice(0, -1).filter((s) => s !== '' && s !== '.');
 }
@@ -374,7 +429,8 @@ interface StoredNote {
   path: string;
   title: string;
   aliases: string[];
-  links: Array<{ kind: LinkKind; target: string; dest?: number }>;
+  blockIds?: string[];
+  links: Array<{ kind: GraphLinkKind; target: string; dest?: number }>;
 }
 
 function parseStoredNote(value: unknown): StoredNote {
@@ -386,12 +442,13 @@ function parseStoredNote(value: unknown): StoredNote {
     typeof note.title === 'string' &&
     Array.isArray(note.aliases) &&
     note.aliases.every((alias) => typeof alias === 'string') &&
+    (note.blockIds === undefined || (Array.isArray(note.blockIds) && note.blockIds.every((id) => typeof id === 'string'))) &&
     Array.isArray(note.links) &&
     note.links.every(
       (link: { kind?: unknown; target?: unknown; dest?: unknown } | null) =>
         typeof link === 'object' &&
         link !== null &&
-        (link.kind === 'wikilink' || link.kind === 'embed' || link.kind === 'markdown') &&
+        (link.kind === 'wikilink' || link.kind === 'embed' || link.kind === 'markdown' || link.kind === 'block') &&
         typeof link.target === 'string' &&
         link.target.trim() !== '' &&
         (link.dest === undefined || (typeof link.dest === 'number' && Number.isInteger(link.dest))),

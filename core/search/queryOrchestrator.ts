@@ -3,7 +3,8 @@ import type { SearchConfig } from '../config/schema.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
-import type { ChunkRef } from '../indexing/noteStore.js';
+import { hasShownText, shownText } from '../chunking/shownText.js';
+import { noteTime, type ChunkRef } from '../indexing/noteStore.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { convexFusion, emptyExplanation, rankCandidates, reciprocalRankFusion, type Explanation, type RankedList } from './fusion.js';
 import { GENERIC_FUSION_DEFAULTS } from './fusionDefaults.js';
@@ -24,7 +25,7 @@ export interface SearchFilters {
   excludePaths?: string[];
   /** Leaves out notes or chunks carrying any of these tags. */
   excludeTags?: string[];
-  /** Modified at or after / before these times (ms since epoch). */
+  /** Modified at or after / before these times (ms since epoch); a journal page by its day (see `noteTime`). */
   modifiedAfter?: number;
   modifiedBefore?: number;
 }
@@ -167,16 +168,20 @@ export class QueryOrchestrator {
     return { ...about, mode, results, expansions, tookMs: performance.now() - started };
   }
 
-  /** The notes the filters admit, most recently modified first, each by its first admitted chunk. */
+  /**
+   * The notes the filters admit, newest first (a journal page by its day, any other note by its mtime), each by its
+   * first admitted chunk with text to show (else its first admitted chunk).
+   */
   private browse(filters: SearchFilters, k: number): ChunkRef[] {
     const accept = this.acceptor(filters);
     if (!accept) return [];
     const picks: ChunkRef[] = [];
     for (const note of this.state.store.allNotes()) {
-      const chunk = note.chunks.find((c) => accept(c.id));
+      const admitted = note.chunks.filter((c) => accept(c.id));
+      const chunk = admitted.find(hasShownText) ?? admitted[0];
       if (chunk) picks.push({ note, chunk });
     }
-    return picks.sort((a, b) => b.note.mtimeMs - a.note.mtimeMs || (a.note.path < b.note.path ? -1 : 1)).slice(0, k);
+    return picks.sort((a, b) => noteTime(b.note) - noteTime(a.note) || (a.note.path < b.note.path ? -1 : 1)).slice(0, k);
   }
 
   /** `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it. */
@@ -214,8 +219,10 @@ export class QueryOrchestrator {
       const { note, chunk } = ref;
       if (pathPrefix && !note.path.startsWith(pathPrefix)) return false;
       if (excludePaths.some((prefix) => note.path.startsWith(prefix))) return false;
-      if (modifiedAfter !== undefined && note.mtimeMs < modifiedAfter) return false;
-      if (modifiedBefore !== undefined && note.mtimeMs > modifiedBefore) return false;
+      const time = modifiedAfter === undefined && modifiedBefore === undefined ? 0 : noteTime(note);
+      if (modifiedAfter !== undefined && time < modifiedAfter) return false;
+      // Strictly before: `before:2024-01-15` leaves out the journal page of that day (its time is that midnight).
+      if (modifiedBefore !== undefined && time >= modifiedBefore) return false;
       if (!tags.every((tag) => tagged(chunk.tags, tag)) || excludeTags.some((tag) => tagged(chunk.tags, tag))) return false;
       return true;
     };
@@ -232,6 +239,7 @@ export function chunkSummary({ note, chunk }: ChunkRef): ChunkSummary {
     ...(chunk.parts ? { parts: chunk.parts } : {}),
     startLine: chunk.startLine,
     endLine: chunk.endLine,
-    text: chunk.text,
+    // What the chunk shows (no `key:: value`, `((uuid))`, macros or `#+BEGIN_`), line for line with its source.
+    text: shownText(chunk),
   };
 }

@@ -20,10 +20,14 @@ async function newestSourceTime(dir: string): Promise<number> {
   return newest;
 }
 
+/** The renderer bundles core modules it imports (the outline parser, the API types): a change there is a change too. */
+const CORE_DIR = fileURLToPath(new URL('..', import.meta.url));
+
 export async function rendererIsStale(): Promise<boolean> {
   const index = path.join(RENDERER_DIST, 'index.html');
   if (!existsSync(index)) return true;
-  return (await stat(index)).mtimeMs < (await newestSourceTime(RENDERER_DIR));
+  const built = (await stat(index)).mtimeMs;
+  return built < Math.max(await newestSourceTime(RENDERER_DIR), await newestSourceTime(CORE_DIR));
 }
 
 /** Returns the folder to serve; `log` hears one line when a build happens. */

@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../indexing/atomicWrite.js';
 import { VaultWatcher, type VaultChangeBatch } from '../live/vaultWatcher.js';
 import { SerialQueue } from '../live/serialQueue.js';
 import { parseFrontmatter } from '../parse/frontmatter.js';
+import { resolveNoteBlockRefs } from './noteBlockRefs.js';
 
 export interface ServiceOptions {
   /** config.toml to use and watch; without one, defaults apply (and settings cannot be saved). */
@@ -150,6 +151,7 @@ export class CairnService implements CairnApi {
     const source = await vault.readNote(notePath);
     const link = (p: string) => ({ path: p, title: vault.noteInfo(p)?.record.title ?? path.basename(p).replace(/\.[^.]+$/, '') });
     const obsidian = existsSync(path.join(vault.vaultPath, '.obsidian'));
+    const blockRefs = await resolveNoteBlockRefs(vault, notePath, source.text, (uuid) => vault.blockNote(uuid));
     return {
       path: notePath,
       title: info.record.title,
@@ -160,6 +162,7 @@ export class CairnService implements CairnApi {
       outgoing: info.outgoing.map(link),
       backlinks: info.backlinks.map(link),
       related: info.related.map(link),
+      blockRefs,
       ...(obsidian
         ? { obsidianUrl: `obsidian://open?vault=${encodeURIComponent(path.basename(vault.vaultPath))}&file=${encodeURIComponent(notePath.replace(/\.md$/i, ''))}` }
         : {}),

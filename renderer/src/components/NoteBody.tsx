@@ -1,8 +1,10 @@
 // The rendered note: sanitised DOM inserted as nodes, cited lines highlighted, scrolled to the cited heading,
 // and links handled inside the app (wikilinks and vault-relative links resolved through the api).
 import { useEffect, useLayoutEffect, useRef, type MouseEvent } from 'react';
+import type { BlockRefView } from '../../../core/appApi.ts';
 import { isAllowedExternalUrl } from '../../../electron/externalLinks.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import type { OutlineInfo } from '../markdown/logseqOutline.ts';
 import { linesBefore, renderNoteBody } from '../markdown/renderNote.ts';
 
 export interface Citation {
@@ -16,25 +18,29 @@ interface NoteBodyProps {
   path: string;
   text: string;
   bodyStart: number;
+  /** The note's outline (property lines, block ids): see logseqOutline.ts. */
+  outline: OutlineInfo;
+  /** Where its block references point (from the core). */
+  blockRefs: Record<string, BlockRefView>;
   citation: Citation | null;
   heading: string | null;
   onNavigate(path: string, heading: string | null): void;
   onUnresolved(target: string): void;
 }
 
-export function NoteBody({ path, text, bodyStart, citation, heading, onNavigate, onUnresolved }: NoteBodyProps) {
+export function NoteBody({ path, text, bodyStart, outline, blockRefs, citation, heading, onNavigate, onUnresolved }: NoteBodyProps) {
   const { api } = useApi();
   const container = useRef<HTMLDivElement>(null);
 
   // Render and insert: layout effect, so that highlighting and scrolling below find the nodes in place.
   useLayoutEffect(() => {
     const body = container.current!;
-    body.replaceChildren(renderNoteBody(text.slice(bodyStart), linesBefore(text, bodyStart)));
+    body.replaceChildren(renderNoteBody(text.slice(bodyStart), linesBefore(text, bodyStart), { outline, blockRefs }));
     markCitation(body, citation);
     const target = (heading && findHeading(body, heading)) || (citation?.focusLine && blockAt(body, citation.focusLine)) || body.querySelector<HTMLElement>('.cited');
     scrollToShow(body.closest<HTMLElement>('.note-scroll'), target);
     if (heading && target) flash(target);
-  }, [text, bodyStart, citation, heading]);
+  }, [text, bodyStart, outline, blockRefs, citation, heading]);
 
   // Resolve every wikilink target once, then mark links as resolved (with their path) or unresolved.
   useEffect(() => {
@@ -70,7 +76,19 @@ export function NoteBody({ path, text, bodyStart, citation, heading, onNavigate,
     // Links the sanitiser let out open in the browser / OS (target=_blank); everything else stays in the app.
     if (isAllowedExternalUrl(href)) return;
     event.preventDefault();
-    if (link.hasAttribute('data-wikilink') || link.hasAttribute('data-vault-link')) {
+    const blockRef = link.getAttribute('data-block-ref');
+    if (blockRef) {
+      // A block of this note: scroll to it; of another: open that note at the block.
+      const notePath = link.getAttribute('data-block-path') ?? path;
+      if (notePath !== path) onNavigate(notePath, `^${blockRef}`);
+      else {
+        const block = findHeading(container.current!, `^${blockRef}`);
+        if (block) {
+          block.scrollIntoView({ block: 'start' });
+          flash(block);
+        }
+      }
+    } else if (link.hasAttribute('data-wikilink') || link.hasAttribute('data-vault-link')) {
       const resolved = link.dataset.resolved;
       const headingRef = link.dataset.heading || fragmentOf(link.getAttribute('data-vault-link')) || null;
       if (resolved) onNavigate(resolved, headingRef);
@@ -101,25 +119,44 @@ function fragmentOf(href: string | null): string | null {
   return hash >= 0 ? decodeURIComponent(href!.slice(hash + 1)).replace(/-/g, ' ') : null;
 }
 
-/** Highlights the top-level blocks whose source lines overlap the citation. */
+/**
+ * Highlights the cited lines: the outermost blocks lying within them, and a block only partly cited is looked into
+ * (an outline's parent block when one child is cited, a list when one item is), highlighted whole only when nothing
+ * smaller inside it carries lines.
+ */
 function markCitation(body: HTMLElement, citation: Citation | null): void {
   if (!citation) return;
-  for (const block of body.children) {
-    const start = Number(block.getAttribute('data-source-line'));
-    const end = Number(block.getAttribute('data-source-end'));
-    if (!start || !end) continue;
-    if (start <= citation.endLine && end >= citation.startLine) block.classList.add('cited');
-  }
+  const visit = (parent: Element): boolean => {
+    let overlapped = false;
+    for (const block of parent.children) {
+      const start = Number(block.getAttribute('data-source-line'));
+      const end = Number(block.getAttribute('data-source-end'));
+      if (!start || !end) {
+        // A wrapper without lines of its own (none today): what is inside it counts.
+        if (block.querySelector('[data-source-line]') && visit(block)) overlapped = true;
+        continue;
+      }
+      if (start > citation.endLine || end < citation.startLine) continue;
+      overlapped = true;
+      if ((start >= citation.startLine && end <= citation.endLine) || !visit(block)) block.classList.add('cited');
+    }
+    return overlapped;
+  };
+  visit(body);
 }
 
-/** The top-level block holding a source line. */
+/** The innermost block holding a source line. */
 function blockAt(body: HTMLElement, line: number): HTMLElement | null {
-  return [...body.querySelectorAll<HTMLElement>(':scope > [data-source-line]')].find((block) => Number(block.dataset.sourceLine) <= line && line <= Number(block.dataset.sourceEnd)) ?? null;
+  return [...body.querySelectorAll<HTMLElement>('[data-source-line]')].filter((block) => Number(block.dataset.sourceLine) <= line && line <= Number(block.dataset.sourceEnd)).at(-1) ?? null;
 }
 
 /** The heading of that name, or for "^id" the block with that Obsidian block id. */
 function findHeading(body: HTMLElement, heading: string): HTMLElement | null {
-  if (heading.startsWith('^')) return [...body.querySelectorAll<HTMLElement>('[data-block-id]')].find((el) => el.dataset.blockId === heading.slice(1)) ?? null;
+  if (heading.startsWith('^')) {
+    // Obsidian ids as written; Logseq uuids lower-cased.
+    const id = heading.slice(1);
+    return [...body.querySelectorAll<HTMLElement>('[data-block-id]')].find((el) => el.dataset.blockId === id || el.dataset.blockId === id.toLowerCase()) ?? null;
+  }
   const wanted = normalise(heading);
   return [...body.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6')].find((h) => normalise(h.textContent ?? '') === wanted) ?? null;
 }

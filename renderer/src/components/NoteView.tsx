@@ -1,9 +1,10 @@
 // One note: header (title, path, date, tags, open-in actions), properties, the rendered body with the cited lines
 // highlighted, and its backlinks, outgoing links and related notes. Reloads when the file changes on disk.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { NoteView as Note } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatDate } from '../format.ts';
+import { outlineInfo } from '../markdown/logseqOutline.ts';
 import { useToasts } from '../hooks/toasts.tsx';
 import { LinkList } from './LinkList.tsx';
 import { NoteBody, type Citation } from './NoteBody.tsx';
@@ -55,6 +56,10 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
     return () => observer.disconnect();
   }, [note]);
 
+  // Outline notes (Logseq pages): property lines, page properties and block ids, from the core's outline scan.
+  const outline = useMemo(() => (note ? outlineInfo(note.text, note.bodyStart) : null), [note]);
+  const noBlockRefs = useMemo(() => ({}), []);
+
   if (error) {
     return (
       <div className="note-view" data-testid="note-view">
@@ -65,7 +70,7 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
       </div>
     );
   }
-  if (!note || note.path !== target.path) return <div className="note-view loading" data-testid="note-view" aria-busy="true" />;
+  if (!note || !outline || note.path !== target.path) return <div className="note-view loading" data-testid="note-view" aria-busy="true" />;
 
   const open = (path: string, heading: string | null = null) => onNavigate({ path, citation: null, heading });
   const filePath = vault ? `${vault.replace(/[\\/]$/, '')}/${note.path}` : note.path;
@@ -117,11 +122,13 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
             </ul>
           )}
         </header>
-        <PropertiesTable head={note.text.slice(0, note.bodyStart)} />
+        <PropertiesTable head={note.text.slice(0, note.bodyStart)} pageProperties={outline.pageProperties} />
         <NoteBody
           path={note.path}
           text={note.text}
           bodyStart={note.bodyStart}
+          outline={outline}
+          blockRefs={note.blockRefs ?? noBlockRefs}
           citation={target.citation}
           heading={target.heading}
           onNavigate={open}

@@ -1,8 +1,10 @@
-// Front matter as a small properties table (never as body text).
-import { parseProperties } from '../markdown/frontMatter.ts';
+// Front matter, or a Logseq page's `key:: value` properties, as a small properties table (never as body text).
+import { parseProperties, type Properties } from '../markdown/frontMatter.ts';
 
-export function PropertiesTable({ head }: { head: string }) {
-  const properties = parseProperties(head);
+export function PropertiesTable({ head, pageProperties = [] }: { head: string; pageProperties?: Array<[string, string]> }) {
+  const front = parseProperties(head);
+  // Both kinds in one note (front matter, then `key:: value` lines): one table.
+  const properties: Properties | null = front?.ok ? { ok: true, entries: [...front.entries, ...pageProperties] } : (front ?? (pageProperties.length ? { ok: true, entries: pageProperties } : null));
   if (!properties) return null;
   if (!properties.ok) {
     return (
@@ -16,8 +18,8 @@ export function PropertiesTable({ head }: { head: string }) {
   return (
     <table className="properties" data-testid="note-properties">
       <tbody>
-        {properties.entries.map(([key, value]) => (
-          <tr key={key}>
+        {properties.entries.map(([key, value], i) => (
+          <tr key={`${i}:${key}`}>
             <th scope="row">{key}</th>
             <td>{value}</td>
           </tr>

@@ -1,17 +1,10 @@
-// Markdown → sanitised DOM for the note view: markdown-it with wikilinks and source-line attributes, then DOMPurify.
-import MarkdownIt from 'markdown-it';
-import { blockIdPlugin } from './blockIds.ts';
+// Markdown → sanitised DOM for the note view: noteHtml.ts's HTML through DOMPurify.
+import { noteBodyHtml, type RenderOptions } from './noteHtml.ts';
 import { sanitizeToFragment } from './sanitize.ts';
-import { sourceLinePlugin, type SourceLineEnv } from './sourceLines.ts';
-import { wikilinkPlugin } from './wikilinks.ts';
-
-// html: true renders the HTML notes contain as Obsidian would; the sanitiser makes it inert.
-const markdown = new MarkdownIt({ html: true, linkify: true, typographer: false }).use(wikilinkPlugin).use(blockIdPlugin).use(sourceLinePlugin);
 
 /** Renders `body` (the note text after its front matter), numbering lines from `lineOffset`. */
-export function renderNoteBody(body: string, lineOffset: number): DocumentFragment {
-  const env: SourceLineEnv = { lineOffset };
-  return sanitizeToFragment(markdown.render(body, env));
+export function renderNoteBody(body: string, lineOffset: number, options: RenderOptions = {}): DocumentFragment {
+  return sanitizeToFragment(noteBodyHtml(body, lineOffset, options));
 }
 
 /** Lines of `text` before `offset` (the front matter's lines). */

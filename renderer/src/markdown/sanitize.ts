@@ -23,6 +23,15 @@ purifier.addHook('afterSanitizeAttributes', (node) => {
       node.setAttribute('data-vault-link', href);
     }
   }
+  // Audio and video from elsewhere are not loaded either (the CSP would refuse them, noisily): a placeholder below.
+  if (node instanceof HTMLMediaElement || node instanceof HTMLSourceElement || node instanceof HTMLTrackElement) {
+    const src = node.getAttribute('src') ?? '';
+    if (src && !/^data:(audio|video)\//i.test(src)) {
+      node.removeAttribute('src');
+      node.setAttribute('data-blocked-src', src);
+    }
+    node.removeAttribute('poster');
+  }
   if (node instanceof HTMLImageElement) {
     const src = node.getAttribute('src') ?? '';
     if (!/^data:image\//i.test(src)) {
@@ -50,6 +59,15 @@ export function sanitizeToFragment(html: string): DocumentFragment {
     placeholder.textContent = `[image: ${img.getAttribute('alt') || img.getAttribute('data-blocked-src') || 'not shown'}]`;
     placeholder.title = 'Images from outside the note are not loaded';
     img.replaceWith(placeholder);
+  }
+  for (const media of fragment.querySelectorAll('audio, video')) {
+    const blocked = media.getAttribute('data-blocked-src') ?? media.querySelector('[data-blocked-src]')?.getAttribute('data-blocked-src');
+    if (!blocked) continue;
+    const placeholder = document.createElement('span');
+    placeholder.className = 'image-placeholder';
+    placeholder.textContent = `[${media.tagName.toLowerCase()}: ${blocked}]`;
+    placeholder.title = 'Media from outside the note are not loaded';
+    media.replaceWith(placeholder);
   }
   return fragment;
 }

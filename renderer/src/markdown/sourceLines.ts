@@ -10,17 +10,22 @@ export interface SourceLineEnv {
   lineOffset: number;
 }
 
-function lineRange(token: Token, env: SourceLineEnv): [string, string] | null {
+/** The token's lines, 1-based in the file; blank lines at its end (which markdown-it counts in) left out. */
+function lineRange(token: Token, env: SourceLineEnv, blank: (line: number) => boolean): [string, string] | null {
   if (!token.map) return null;
-  return [String(token.map[0] + env.lineOffset + 1), String(token.map[1] + env.lineOffset)];
+  let end = token.map[1];
+  while (end - 1 > token.map[0] && blank(end - 1)) end--;
+  return [String(token.map[0] + env.lineOffset + 1), String(end + env.lineOffset)];
 }
 
 export function sourceLinePlugin(md: MarkdownIt): void {
   md.core.ruler.push('source_lines', (state: StateCore) => {
     const env = state.env as SourceLineEnv;
+    const lines = state.src.split('\n');
+    const blank = (line: number) => !/\S/.test(lines[line] ?? '');
     for (const token of state.tokens) {
       if (token.nesting === -1) continue;
-      const range = lineRange(token, env);
+      const range = lineRange(token, env, blank);
       if (!range) continue;
       token.attrSet('data-source-line', range[0]);
       token.attrSet('data-source-end', range[1]);
