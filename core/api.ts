@@ -18,6 +18,8 @@ import type { NoteRecord } from './indexing/noteStore.js';
 import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from './indexing/manifest.js';
 import { VaultIndexer } from './indexing/vaultIndexer.js';
 import { GRAMMAR_VERSION } from './parse/markdownTree.js';
+import { DEFAULT_JOURNAL_FILE_FORMAT } from './parse/pageNames.js';
+import { journalFileFormat } from './vault/logseqConfig.js';
 import { NoteReadError, readNoteFile, type NoteSource } from './vault/readNoteFile.js';
 import type { VaultLink } from './vault/scanVault.js';
 import { OutsideVaultError, resolveInVault } from './vault/vaultPaths.js';
@@ -51,6 +53,8 @@ export interface VaultStatus {
   manifest?: Manifest;
   failed: Array<{ path: string; reason: string }>;
   frontmatterErrors: Array<{ path: string; reason: string }>;
+  /** What in the vault's own settings could not be used (a Logseq journal format Cairn does not read). */
+  warnings?: string[];
 }
 
 export class CairnError extends Error {}
@@ -70,6 +74,8 @@ export type AdaptOutcome = { adapted: true; state: AdaptationState } | { adapted
 /** An open vault: its index, kept in memory, and the operations on it. */
 export class CairnVault {
   private pendingRebuild?: string;
+  /** What in the vault's own settings could not be used, and what applies instead (logseq/config.edn). */
+  readonly warnings: string[] = [];
   /**
    * The query-expansion vocabulary lags the keyword index (not built yet in this process, or notes changed since):
    * the next search brings it up to date first, so results never depend on whether background work has finished.
@@ -107,6 +113,7 @@ export class CairnVault {
       scanOptions: this.config.vault,
       chunker: this.chunker,
       maxNoteBytes: this.config.vault.max_note_mb * 1e6,
+      ...(this.identity.journalFormat !== DEFAULT_JOURNAL_FILE_FORMAT ? { journalFormat: this.identity.journalFormat } : {}),
       embedder: this.embedder,
       cache: this.cache,
       state,
@@ -138,6 +145,7 @@ export class CairnVault {
       maxTokens: config.embedding.max_tokens,
       dataRoot,
     };
+    const journal = await journalFileFormat(vaultPath);
     const adaptable = config.embedding.adapt ? await adaptableModel(modelOptions) : undefined;
     const adapted = adaptable ? await readAdaptation(dataDir, adaptable) : undefined;
     const tableHash = adapted?.modelsDir ? adapted.state.tableHash : undefined;
@@ -157,6 +165,7 @@ export class CairnVault {
           table: tableHash ?? SHIPPED_TABLE,
         },
         grammarVersion: GRAMMAR_VERSION,
+        journalFormat: journal.format,
         vaultPath,
       }),
     );
@@ -180,7 +189,9 @@ export class CairnVault {
             cache: await EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims),
           }
         : undefined;
-    return new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
+    const vault = new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
+    if (journal.problem) vault.warnings.push(journal.problem);
+    return vault;
   }
 
   /**
@@ -413,6 +424,7 @@ export class CairnVault {
       ...(manifest ? { manifest } : {}),
       failed,
       frontmatterErrors,
+      ...(this.warnings.length ? { warnings: [...this.warnings] } : {}),
     };
   }
 

@@ -36,7 +36,7 @@ describe('config.toml', () => {
     assert.equal(config.chunking.min_chunk_chars, 200);
     assert.equal(config.chunking.overlap_chars, 50);
     assert.equal(config.chunking.strategy, 'header_based');
-    assert.deepEqual(config.vault.exclude, ['.obsidian/**', '.git/**', '.trash/**', 'node_modules/**']);
+    assert.deepEqual(config.vault.exclude, ['.obsidian/**', '.git/**', '.trash/**', 'node_modules/**', 'logseq/bak/**', 'logseq/version-files/**']);
   });
 
   it('a TOML syntax error names line and column', () => {

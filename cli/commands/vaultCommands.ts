@@ -139,6 +139,7 @@ export function registerVaultCommands(program: Command): void {
       if (status.pendingRebuild) lines.push(`rebuild needed ${status.pendingRebuild}`);
       for (const f of status.failed) lines.push(`failed         ${f.path}: ${f.reason}`);
       for (const f of status.frontmatterErrors) lines.push(`front matter   ${f.path}: ${f.reason}`);
+      for (const w of status.warnings ?? []) lines.push(`warning        ${w}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     }),
   );

@@ -34,7 +34,7 @@ abstract class SectionChunker implements Chunker {
   chunk(note: NoteInput): ChunkedNote {
     const { text } = note;
     const frontmatter = parseFrontmatter(text);
-    const metadata = noteMetadata(note.path, frontmatter, text.slice(frontmatter.end));
+    const metadata = noteMetadata(note.path, frontmatter, text.slice(frontmatter.end), note.journalFormat);
     const { outline, warning } = this.outliner.outline(text, frontmatter.end);
     // tree-sitter's code ranges are not passed on (its HTML blocks are): Logseq indents blocks under a `## Heading` line with a tab, which
     // Markdown reads as indented code. Code ranges holding bullet blocks are dropped for the same reason.

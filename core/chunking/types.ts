@@ -82,6 +82,8 @@ export interface NoteInput {
    * `((uuid))` reads as the block's text; the note's own blocks are always known. Unknown uuids read "[missing block]".
    */
   blockTexts?: Record<string, string>;
+  /** The Logseq graph's journal file-name format (`yyyy_MM_dd` when absent): journal pages take their day from it. */
+  journalFormat?: string;
 }
 
 export interface ChunkedNote {

@@ -19,8 +19,8 @@ export const CONFIG_SCHEMA = {
     include: { type: 'string[]', default: ['**/*'], doc: 'Glob patterns (relative to the vault) of files to index.' },
     exclude: {
       type: 'string[]',
-      default: ['.obsidian/**', '.git/**', '.trash/**', 'node_modules/**'],
-      doc: 'Glob patterns of files and folders never indexed. Excluded folders are not even entered.',
+      default: ['.obsidian/**', '.git/**', '.trash/**', 'node_modules/**', 'logseq/bak/**', 'logseq/version-files/**'],
+      doc: 'Glob patterns of files and folders never indexed (Logseq keeps backups of pages in logseq/bak). Excluded folders are not even entered.',
     },
     extensions: { type: 'string[]', default: ['.md', '.markdown'], doc: 'File name endings that count as notes.' },
     max_note_mb: {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { ChunkingConfig } from '../config/schema.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { isFileDigest, type FileDigest } from './fileDigest.js';
+import { DEFAULT_JOURNAL_FILE_FORMAT } from '../parse/pageNames.js';
 
 /** Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. */
 export const SCHEMA_VERSION = 3;
@@ -19,6 +20,8 @@ export interface IndexIdentity {
   embedding: { modelId: string; dims: number; dtype: string; fingerprint: string; tokenWindow: number; table: string };
   grammarVersion: string;
   vaultPath: string;
+  /** The Logseq graph's journal file-name format (logseq/config.edn); journal pages are dated by it. */
+  journalFormat: string;
 }
 
 export interface Manifest extends IndexIdentity {
@@ -82,6 +85,8 @@ export function rebuildReason(stored: IndexIdentity | undefined, current: IndexI
   if (stored.schemaVersion !== current.schemaVersion) return `index format changed (${stored.schemaVersion} → ${current.schemaVersion})`;
   if (stored.vaultPath !== current.vaultPath) return `vault moved (${stored.vaultPath} → ${current.vaultPath})`;
   if (stored.chunkerVersion !== current.chunkerVersion) return `chunker changed (version ${stored.chunkerVersion} → ${current.chunkerVersion})`;
+  const storedJournalFormat = stored.journalFormat ?? DEFAULT_JOURNAL_FILE_FORMAT;
+  if (storedJournalFormat !== current.journalFormat) return `Logseq journal file-name format changed (${storedJournalFormat} → ${current.journalFormat})`;
   if (stored.grammarVersion !== current.grammarVersion) return `Markdown grammar changed (${stored.grammarVersion} → ${current.grammarVersion})`;
   const changedChunking = (Object.keys(current.chunking) as Array<keyof ChunkingConfig>).filter((key) => stored.chunking?.[key] !== current.chunking[key]);
   if (changedChunking.length) {

@@ -16,6 +16,8 @@ export interface VaultIndexerDeps {
   vaultPath: string;
   scanOptions: VaultScanOptions;
   chunker: NoteChunker;
+  /** The Logseq graph's journal file-name format, when it is not the default. */
+  journalFormat?: string;
   /** Notes larger than this are neither read nor indexed (`[vault] max_note_mb`). */
   maxNoteBytes?: number;
   embedder: Embedder;
@@ -256,7 +258,13 @@ export class VaultIndexer {
     let chunked;
     try {
       const blockTexts = this.deps.state.store.blocks.textsFor(source.text);
-      chunked = await this.deps.chunker.chunk({ path: entry.path, text: source.text, mtimeMs: source.mtimeMs, ...(Object.keys(blockTexts).length ? { blockTexts } : {}) });
+      chunked = await this.deps.chunker.chunk({
+        path: entry.path,
+        text: source.text,
+        mtimeMs: source.mtimeMs,
+        ...(Object.keys(blockTexts).length ? { blockTexts } : {}),
+        ...(this.deps.journalFormat ? { journalFormat: this.deps.journalFormat } : {}),
+      });
     } catch (error) {
       return { failure: (error as Error).message };
     }

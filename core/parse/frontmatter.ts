@@ -126,7 +126,8 @@ function objectFromEntries(entries: Array<[string, unknown]>): Record<string, un
 
 const LOGSEQ_PROPERTY = /^[ \t]*(?:-[ \t]+)?([A-Za-z0-9_][A-Za-z0-9_\-.]*)::(?:[ \t]+(.*)|[ \t]*)$/;
 
-export function noteMetadata(path: string, frontmatter: Frontmatter, body: string): NoteMetadata {
+/** `journalFormat`: the Logseq graph's `:journal/file-name-format`, for the day of a journal page. */
+export function noteMetadata(path: string, frontmatter: Frontmatter, body: string, journalFormat?: string): NoteMetadata {
   const yamlData = frontmatter.data;
   const logseqData = readLogseqPageProperties(body);
 
@@ -146,7 +147,7 @@ export function noteMetadata(path: string, frontmatter: Frontmatter, body: strin
   };
 
   const titleValue = pick('title')?.value;
-  const date = journalDateFromPath(path);
+  const date = journalDateFromPath(path, journalFormat);
   const title = scalarText(titleValue) ?? (date ? journalTitle(date) : pageNameFromPath(path));
 
   const aliasValue = pick('aliases', 'alias');
