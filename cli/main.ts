@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/config/loadConfig.js';
 import { registerAskCommand } from './commands/ask.js';
@@ -8,9 +9,16 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { fail } from './output.js';
 
+/** Exit code of a command line that cannot be run as given (an unknown option, a bad value, an empty query). */
+export const USAGE_EXIT_CODE = 2;
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
 const program = new Command('cairn')
   .description('Cairn: ask your Markdown notes, offline. Every command takes --vault, --data-dir and --config.')
-  .showHelpAfterError()
+  .version(version, '-V, --version', 'print the version')
+  // A usage error is one line ("cairn: error: …") and a hint, not the whole help.
+  .configureOutput({ outputError: (message, write) => write(`cairn: ${oneUsefulLine(message)}`) })
   .exitOverride();
 
 registerVaultCommands(program);
@@ -20,10 +28,26 @@ registerChunkCommand(program);
 registerEvalCommand(program);
 registerAskCommand(program);
 
+program.showHelpAfterError('(see "cairn --help")');
+for (const command of program.commands) {
+  command.showHelpAfterError(`(see "cairn ${command.name()} --help")`);
+}
+
+/**
+ * Commander wraps our value checks' messages ("--k expects a whole number…") in its own ("option '--k <n>' argument
+ * 'x' is invalid. …"); ours already name the option and the value, so only they are kept.
+ */
+function oneUsefulLine(message: string): string {
+  return message.replace(/^error: (?:option '[^']*' argument '[^']*' is invalid|command-argument value '[^']*' is invalid for argument '[^']*')\. /s, 'error: ');
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) process.exit(error.exitCode);
+  if (error instanceof CommanderError) {
+    const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
+    process.exit(informational ? error.exitCode : USAGE_EXIT_CODE);
+  }
   if (error instanceof ConfigError) fail(`config: ${error.message}`);
   fail(error instanceof Error ? error.message : String(error));
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../core/config/loadConfig.js';
 import type { CairnConfig } from '../core/config/schema.js';
 
@@ -28,4 +28,12 @@ export async function resolveConfig(options: CommonOptions): Promise<{ config: C
   if (options.vault) config.vault.path = path.resolve(options.vault);
   if (options.dataDir) config.index.data_dir = path.resolve(options.dataDir);
   return { config, file };
+}
+
+/** For `.argument('<query>', …, nonEmpty('the query is empty: …'))`: a blank argument is a usage error (exit 2), not a search for nothing. */
+export function nonEmpty(message: string): (value: string) => string {
+  return (value) => {
+    if (!value.trim()) throw new InvalidArgumentError(message);
+    return value;
+  };
 }

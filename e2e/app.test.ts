@@ -52,7 +52,9 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await status.waitFor({ timeout: 60_000 });
     await page.getByTestId('status-notes').filter({ hasText: `${FIELD_NOTES + SAMPLE_NOTES} notes` }).waitFor({ timeout: 60_000 });
     assert.match((await status.textContent()) ?? '', /model cairn-glove-100d/);
-    assert.match((await status.textContent()) ?? '', /vectors (faiss|flat)/);
+    // The internals (dimensions, vector backend) are in the model's tooltip, not in the line.
+    assert.doesNotMatch((await status.textContent()) ?? '', /vectors|dimensions/);
+    assert.match((await page.getByTestId('status-model').getAttribute('title')) ?? '', /vectors: (faiss|flat)/);
     assert.ok((await chunkCount()) > FIELD_NOTES);
     // The token stays with the page; the API is never reachable without it.
     const unauthorised = await page.evaluate(async () => (await fetch('/api/getState', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).status);
@@ -71,7 +73,7 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.match((await first.locator('.breadcrumb').textContent()) ?? '', /Chunking › /);
     const marks = await first.locator('mark').allTextContents();
     assert.ok(marks.some((m) => /chunk/i.test(m)), `highlighted terms: ${marks.join(', ')}`);
-    assert.match((await first.locator('.result-meta').textContent()) ?? '', /lines \d+–\d+.*modified/);
+    assert.match((await first.locator('.result-meta').textContent()) ?? '', /lines? \d+(–\d+)?.*modified/);
     await first.locator('details.why summary').click();
     assert.match((await first.locator('details.why').textContent()) ?? '', /Keyword rank\s*#\d/);
     // Keyboard: ↓ moves the selection, ↑ moves it back.
@@ -96,8 +98,8 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
 
   test('opens a result with the cited heading highlighted and in view', async () => {
     const first = page.getByTestId('result-item').first();
-    const lines = /lines (\d+)–(\d+)/.exec((await first.locator('.result-meta').textContent()) ?? '')!;
-    const [startLine, endLine] = [Number(lines[1]), Number(lines[2])];
+    const lines = /lines? (\d+)(?:–(\d+))?/.exec((await first.locator('.result-meta').textContent()) ?? '')!;
+    const [startLine, endLine] = [Number(lines[1]), Number(lines[2] ?? lines[1])];
     await page.getByTestId('search-input').press('Enter');
     const note = page.getByTestId('note-view');
     await note.locator('h1.note-title', { hasText: 'Chunking' }).waitFor();
@@ -117,9 +119,11 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     const box = (await citedHeading.boundingBox())!;
     assert.ok(box.y >= toolbar.y + toolbar.height - 1 && box.y < pane.y + pane.height, 'the cited heading is scrolled into view, below the toolbar');
     await page.locator('.note-toolbar .toolbar-title', { hasText: 'Chunking' }).waitFor();
-    assert.match((await page.getByTestId('cited-lines').textContent()) ?? '', new RegExp(`${startLine}–${endLine}`));
-    // Browser mode shows the file path instead of an "open in editor" button.
-    assert.match((await page.getByTestId('note-file-path').textContent()) ?? '', /Configuration\/Chunking\.md$/);
+    assert.match((await page.getByTestId('cited-lines').textContent()) ?? '', startLine === endLine ? new RegExp(`line ${startLine}$`) : new RegExp(`${startLine}–${endLine}`));
+    // Browser mode shows the file's vault-relative path (the full path on hover) instead of an "open in editor" button.
+    assert.equal(await page.getByTestId('note-file-path').textContent(), 'Configuration/Chunking.md');
+    assert.ok(((await page.getByTestId('note-file-path').getAttribute('title')) ?? '').startsWith(`${workspace.vault}/Configuration/Chunking.md`));
+    assert.equal(await page.getByTestId('note-path').getAttribute('title'), `${workspace.vault}/Configuration/Chunking.md`);
     assert.equal(await note.getByRole('button', { name: 'Open in editor' }).count(), 0);
     // Wikilinks are in-app links, resolved through the api.
     await note.locator('a.wikilink[data-resolved]').first().waitFor();

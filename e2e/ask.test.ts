@@ -105,16 +105,17 @@ async function ask(question: string): Promise<void> {
 
 /** "lines 12–14" of a source or passage button, as numbers. */
 async function linesOf(item: Locator): Promise<[number, number]> {
-  const match = /lines (\d+)–(\d+)/.exec((await item.locator('.passage-meta').textContent()) ?? '');
+  // "line 7" for a one-line passage.
+  const match = /lines? (\d+)(?:–(\d+))?/.exec((await item.locator('.passage-meta').textContent()) ?? '');
   assert.ok(match, 'the passage names its lines');
-  return [Number(match[1]), Number(match[2])];
+  return [Number(match[1]), Number(match[2] ?? match[1])];
 }
 
 /** The note on the right is `path`, with exactly the blocks overlapping lines a–b highlighted, and says so. */
 async function assertNoteShowsLines(path: string, [startLine, endLine]: [number, number]): Promise<void> {
   const note = page.getByTestId('note-view');
   await note.locator('.note-meta', { hasText: path }).waitFor();
-  await page.getByTestId('cited-lines').filter({ hasText: `cited lines ${startLine}–${endLine}` }).waitFor();
+  await page.getByTestId('cited-lines').filter({ hasText: startLine === endLine ? `cited line ${startLine}` : `cited lines ${startLine}–${endLine}` }).waitFor();
   // The outermost highlighted blocks: top-level ones, or inside a list or an outline, the items cited.
   const cited = note.locator('.note-body .cited:not(.cited .cited)');
   await cited.first().waitFor();

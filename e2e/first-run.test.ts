@@ -43,6 +43,7 @@ describe('first run without a vault', { timeout: 120_000 }, () => {
     assert.equal(await page.getByTestId('search-input').isDisabled(), false);
     // The vault is remembered: the picker lists it as recent when opened again.
     await page.getByTestId('vault-button').click();
+    await page.getByTestId('open-other-vault').click();
     await picker.waitFor();
     assert.equal(await picker.locator('.recent-vaults').count(), 0, 'the open vault is not offered as "recent"');
     await picker.getByRole('button', { name: /Back to vault/ }).click();

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: builds what is needed (the UI, the Electron shell), then opens the desktop app on the last vault (or
 // on sample-vault/ the first time). Where the Electron binary is not installed (it is downloaded by Electron's own
-// install script, skipped here with ELECTRON_SKIP_BINARY_DOWNLOAD), it says so in one line and runs browser mode
-// instead: `cairn serve --vault sample-vault`, which prints the URL.
+// install script, denied here in package.json's allowScripts), it says so in one line and runs browser mode
+// instead: `cairn serve --vault sample-vault`, which prints the URL and opens it in the default browser if there is one.
 // Arguments after `npm start --` go to the app (e.g. --vault DIR, --config FILE, --data-dir DIR, --dev);
 // --build-only builds the UI and electron/dist and stops.
 import { spawn } from 'node:child_process';
@@ -45,18 +45,33 @@ if (electron.path) {
   });
   app.once('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 0)));
 } else {
-  console.error(`cairn: the Electron binary is not available (${electron.reason}); opening Cairn in the browser instead.`);
+  console.error(`cairn: ${electron.reason}; opening Cairn in your browser instead.`);
   serveInBrowser();
 }
 
-/** The path of Electron's binary, or why there is none (require('electron') throws or names a missing file). */
+/**
+ * The path of Electron's binary, or why there is none, in words that say what to do. (require('electron') throws
+ * "Electron failed to install correctly, please delete node_modules/electron…" when only its download was skipped,
+ * which it is here: `allowScripts` denies electron's install script.)
+ */
 function electronBinary() {
+  const require = createRequire(import.meta.url);
+  let packageDir;
   try {
-    const binary = createRequire(import.meta.url)('electron');
+    packageDir = path.dirname(require.resolve('electron/package.json'));
+  } catch {
+    return { reason: 'Electron is not installed (npm ci without dev dependencies?)' };
+  }
+  const install = `node ${path.relative(process.cwd(), path.join(packageDir, 'install.js'))}`;
+  if (!existsSync(path.join(packageDir, 'path.txt')) && !process.env.ELECTRON_OVERRIDE_DIST_PATH) {
+    return { reason: `the Electron binary was not downloaded (package.json's allowScripts denies its install script; \`${install}\` fetches it)` };
+  }
+  try {
+    const binary = require('electron');
     if (typeof binary === 'string' && existsSync(binary)) return { path: binary };
-    return { reason: `${binary} does not exist` };
+    return { reason: `the Electron binary ${binary} is missing (\`${install}\` fetches it again)` };
   } catch (error) {
-    return { reason: String(error instanceof Error ? error.message : error).split('\n')[0] };
+    return { reason: `Electron cannot be loaded (${String(error instanceof Error ? error.message : error).split('\n')[0]})` };
   }
 }
 

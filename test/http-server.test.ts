@@ -2,12 +2,14 @@
 // (CSP, content types), and that api calls and events travel intact.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
-import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
+import { PortInUseError, startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
+import { readCookie, sessionCookieName } from '../core/server/requestGuard.js';
 import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
 import { StartingApi } from '../core/server/startingApi.js';
 
@@ -135,6 +137,73 @@ describe('browser-mode HTTP server', () => {
     assert.equal(script.status, 200);
     assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
     assert.equal((await send(server, { path: `/assets/app.css?token=${server.token}` })).headers['content-type'], 'text/css; charset=utf-8');
+  });
+
+  test('a bare URL, an old token or a foreign host name gets a page saying how to open the app, not JSON', async () => {
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['/', {}, 'no-token'],
+      ['/index.html', {}, 'no-token'],
+      ['/some/bookmarked/path', {}, 'no-token'],
+      [`/?token=${'x'.repeat(server.token.length)}`, {}, 'wrong-token'],
+      ['/', { cookie: `${sessionCookieName(server.port)}=from-an-earlier-run` }, 'wrong-token'],
+      [`/?token=${server.token}`, { host: `0.0.0.0:${server.port}` }, 'host'],
+    ];
+    for (const [p, headers, kind] of cases) {
+      const reply = await send(server, { path: p, headers });
+      assert.equal(reply.status, 403, p);
+      assert.equal(reply.headers['content-type'], 'text/html; charset=utf-8', p);
+      assert.equal(reply.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
+      assert.equal(reply.headers['set-cookie'], undefined, p);
+      assert.match(reply.body, new RegExp(`data-kind="${kind}"`), p);
+      assert.match(reply.body, /Open the link that <code>cairn serve<\/code>/);
+      assert.ok(!reply.body.includes(server.token), 'the page never carries the token');
+      assert.ok(!/<script/i.test(reply.body), 'no script on the page');
+    }
+    assert.match((await send(server, { path: '/?token=old' })).body, /earlier run of Cairn/);
+    // Api calls, assets and the event stream are still refused with a short JSON error.
+    for (const p of ['/api/events', '/assets/app.js']) {
+      const reply = await send(server, { path: p });
+      assert.equal(reply.status, 403, p);
+      assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8', p);
+    }
+    const head = await send(server, { method: 'HEAD', path: '/' });
+    assert.equal(head.status, 403);
+    assert.equal(head.body, '');
+  });
+
+  test('the printed URL sets an HttpOnly SameSite=Strict session cookie; with it a reload or a bookmark works', async () => {
+    const page = await send(server, { path: `/?token=${server.token}` });
+    assert.equal(page.status, 200);
+    const setCookie = page.headers['set-cookie'] ?? [];
+    assert.equal(setCookie.length, 1);
+    const [pair, ...attributes] = setCookie[0].split(';').map((part) => part.trim());
+    assert.equal(pair, `${sessionCookieName(server.port)}=${server.token}`);
+    assert.deepEqual(attributes.sort(), ['HttpOnly', 'Path=/', 'SameSite=Strict']);
+    const cookie = { cookie: `other=1; ${pair}` };
+    // A bare URL (a bookmark, a new tab) or an earlier run's URL goes to this run's page, where the app takes its token.
+    for (const p of ['/', '/index.html', '/?token=old']) {
+      const reply = await send(server, { path: p, headers: cookie });
+      assert.equal(reply.status, 303, p);
+      assert.equal(reply.headers.location, `/?token=${server.token}`, p);
+      assert.equal(reply.headers['content-security-policy'], CONTENT_SECURITY_POLICY);
+    }
+    assert.equal((await send(server, { path: `/?token=${server.token}`, headers: cookie })).status, 200);
+    assert.equal((await send(server, { path: '/assets/app.js', headers: cookie })).status, 200);
+    // The cookie opens pages only: api calls still need the header, and Host and Origin are checked as before.
+    assert.equal((await send(server, { method: 'POST', path: '/api/getState', headers: { 'content-type': 'application/json', ...cookie }, body: '[]' })).status, 403);
+    assert.equal((await call(server, 'getState', [], { ...cookie, 'x-cairn-token': 'nope' })).status, 403);
+    assert.equal((await send(server, { path: '/', headers: { ...cookie, host: `evil.example:${server.port}` } })).status, 403);
+    assert.equal((await send(server, { path: '/assets/app.js', headers: { ...cookie, origin: 'https://evil.example' } })).status, 403);
+    // Another port's cookie (another Cairn) is not this server's session.
+    const otherPort = await send(server, { path: '/', headers: { cookie: `${sessionCookieName(server.port + 1)}=${server.token}` } });
+    assert.equal(otherPort.status, 403);
+  });
+
+  test('readCookie finds one cookie among several and survives junk', () => {
+    assert.equal(readCookie({ cookie: 'a=1; cairn_session_1=tok%2Fen; b=2' }, 'cairn_session_1'), 'tok/en');
+    assert.equal(readCookie({ cookie: 'xcairn_session_1=no' }, 'cairn_session_1'), null);
+    assert.equal(readCookie({ cookie: 'cairn_session_1=%E0%A4%A' }, 'cairn_session_1'), null);
+    assert.equal(readCookie({}, 'cairn_session_1'), null);
   });
 
   test('sends the strict CSP on pages, api replies and refusals', async () => {
@@ -277,6 +346,54 @@ describe('browser-mode HTTP server', () => {
     ]);
     // Closing the stream unsubscribes.
     while (api.listeners.size > 0) await new Promise((r) => setTimeout(r, 5));
+  });
+});
+
+describe('the port', () => {
+  async function occupy(): Promise<{ blocker: NetServer; port: number }> {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    return { blocker, port: (blocker.address() as { port: number }).port };
+  }
+  const api = new RecordingApi();
+
+  test('a port in use moves on to the next free one and says which it asked for', async () => {
+    const { blocker, port } = await occupy();
+    try {
+      const server = await startHttpServer({ api, staticDir: tmpdir(), port, portAttempts: 10 });
+      try {
+        assert.ok(server.port > port && server.port <= port + 10, `${server.port}`);
+        assert.equal(server.portInUse, port);
+        assert.match(server.url, new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/\\?token=`));
+        assert.equal((await send(server, { path: '/' })).status, 403, 'the guard knows the port it got');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test('without attempts a port in use is one clear error, not a raw EADDRINUSE', async () => {
+    const { blocker, port } = await occupy();
+    try {
+      await assert.rejects(startHttpServer({ api, staticDir: tmpdir(), port }), (error: Error) => {
+        assert.ok(error instanceof PortInUseError);
+        assert.equal(error.message, `port ${port} on 127.0.0.1 is in use (another Cairn, or another program): choose another with --port, or --port 0 for any free port`);
+        return true;
+      });
+    } finally {
+      blocker.close();
+    }
+  });
+
+  test('a free port is used as asked, with no note', async () => {
+    const { blocker, port } = await occupy();
+    await new Promise((resolve) => blocker.close(resolve));
+    const server = await startHttpServer({ api, staticDir: tmpdir(), port, portAttempts: 10 });
+    assert.equal(server.port, port);
+    assert.equal(server.portInUse, undefined);
+    await server.close();
   });
 });
 

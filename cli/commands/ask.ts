@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { answerQuestion, type Answer, type Citation } from '../../core/answer/index.js';
-import { withCommonOptions, type CommonOptions } from '../options.js';
+import { nonEmpty, withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
 import { indexWithProgress, positiveInt, withVault } from './vaultCommands.js';
 
@@ -11,7 +11,7 @@ export function registerAskCommand(program: Command): void {
     program
       .command('ask')
       .description('answer a question from your notes, citing them (indexes what changed first)')
-      .argument('<question>', 'what you want to know')
+      .argument('<question>', 'what you want to know', nonEmpty('the question is empty: ask something, e.g. cairn ask "what does overlap_chars do?"'))
       .option('--k <n>', 'passages to retrieve', (v) => positiveInt(v, '--k'))
       .option('--mode <mode>', 'auto, extractive or llm (overrides [answer] mode)', answerMode)
       .option('--no-update', 'answer from the index as it is, without indexing changes first'),

@@ -1,5 +1,6 @@
 // `cairn serve`: the app in a web browser. Serves the built UI and the CairnApi on 127.0.0.1 behind a per-run token,
-// and prints the URL (token included) on stdout.
+// prints the URL (token included) on stdout and opens it in the default browser when there is one. Without --port it
+// listens on DEFAULT_PORT, or the next free port after it (saying so), so that a bookmark keeps its address.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -13,14 +14,19 @@ import { StartingApi } from '../../core/server/startingApi.js';
 import { CairnService } from '../../core/service/cairnService.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 
+/** The port `cairn serve` and `npm start` listen on unless --port says otherwise. */
+export const DEFAULT_PORT = 7733;
+/** How many ports after DEFAULT_PORT are tried when it is in use. */
+const PORT_ATTEMPTS = 20;
+
 interface ServeOptions extends CommonOptions {
-  port: number;
+  port?: number;
   open: boolean;
 }
 
 export function registerServeCommand(program: Command): void {
   withCommonOptions(program.command('serve').description('run the app in your web browser (on 127.0.0.1 only, behind a per-run token)'), { json: false })
-    .option('--port <n>', 'port to listen on; 0 picks a free one', port, 0)
+    .option('--port <n>', `port to listen on; 0 picks any free one (default: ${DEFAULT_PORT}, or the next free port after it)`, port)
     .option('--no-open', 'do not open a browser; just print the URL')
     .action((options: ServeOptions) => serve(options));
 }
@@ -38,7 +44,9 @@ async function serve(options: ServeOptions): Promise<void> {
     service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, stateFile: path.join(dataRoot, 'recent-vaults.json'), listener });
     return service satisfies CairnApi;
   });
-  const server = await startHttpServer({ api, staticDir, port: options.port });
+  // An explicit --port is kept or refused (PortInUseError, one line); the default moves on to the next free port.
+  const server = await startHttpServer({ api, staticDir, port: options.port ?? DEFAULT_PORT, portAttempts: options.port === undefined ? PORT_ATTEMPTS : 0 });
+  if (server.portInUse !== undefined) log(`port ${server.portInUse} is in use; using ${server.port} instead`);
   process.stdout.write(`Cairn is running at ${server.url}\n`);
   log('press Ctrl-C to stop');
   if (options.open) openBrowser(server.url);
@@ -75,14 +83,26 @@ function port(value: string): number {
   return n;
 }
 
-/** Best effort: the OS's way of opening a URL; without one, the printed URL is there to copy. */
+/**
+ * Best effort, never fatal: the OS's way of opening a URL (open, rundll32's FileProtocolHandler as `start` uses, xdg-open). Without a desktop session or a
+ * browser it says so in one line; the printed URL is there to copy.
+ */
 function openBrowser(url: string): void {
+  const cannot = (why: string): void => void process.stderr.write(`cairn: ${why}; open the URL above in your browser\n`);
+  // xdg-open without a display would start a text-mode browser on this terminal, or fail after a while.
+  if (process.platform !== 'darwin' && process.platform !== 'win32' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    return cannot('no graphical session to open a browser in');
+  }
+  // On Windows, what `start URL` does without a shell (and its quoting rules).
   const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { detached: true, stdio: 'ignore' });
-    child.on('error', () => process.stderr.write('cairn: could not open a browser; open the URL above\n'));
+    child.on('error', () => cannot(`could not run ${command}`));
+    child.on('exit', (code) => {
+      if (code) cannot(`${command} found no browser (exit code ${code})`);
+    });
     child.unref();
   } catch {
-    process.stderr.write('cairn: could not open a browser; open the URL above\n');
+    cannot(`could not run ${command}`);
   }
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CairnVault, type AdaptOutcome, type IndexSummary, type SearchMode, type SearchResponse } from '../../core/api.js';
-import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
+import { nonEmpty, resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { adaptProgressReporter, describeSummary, progressReporter } from '../progress.js';
 import { warn } from '../output.js';
 import { parseDay } from '../../core/search/queryOperators.js';
@@ -95,7 +95,7 @@ export function registerVaultCommands(program: Command): void {
     program
       .command('search')
       .description('search the vault (indexes what changed first)')
-      .argument('<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02')
+      .argument('<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02', nonEmpty('the query is empty: give some words to look for, or a filter such as tag:idea'))
       .option('--k <n>', 'number of results', (v) => positiveInt(v, '--k'))
       .option('--mode <mode>', 'hybrid, keyword or vector', (v) => oneOf(v, ['hybrid', 'keyword', 'vector'], '--mode'))
       .option('--path <prefix>', 'only notes under this folder or path prefix')

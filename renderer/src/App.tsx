@@ -4,14 +4,18 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SearchResult } from '../../core/appApi.ts';
 import { AskPanel, type Passage } from './components/AskPanel.tsx';
 import { FailedFiles } from './components/FailedFiles.tsx';
-import { IndexingStatus } from './components/IndexingStatus.tsx';
+import { IndexingPanel, IndexingStatus } from './components/IndexingStatus.tsx';
 import { NoteView, type NoteTarget } from './components/NoteView.tsx';
 import { ResultList } from './components/ResultList.tsx';
 import { QueryFilters } from './components/QueryFilters.tsx';
 import { SearchBar, type InputMode } from './components/SearchBar.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { VaultPicker } from './components/VaultPicker.tsx';
+import { VaultSwitcher } from './components/VaultSwitcher.tsx';
+import { useApi } from './api/ApiContext.tsx';
 import { baseName } from './format.ts';
+import { FIRST_INDEX_REASON } from './indexing/progressText.ts';
+import { ASK_KEYS, BACK_KEYS, FOCUS_KEYS, SEARCH_KEYS, inField, shortcutOf } from './keyboard.ts';
 import { useAppModel } from './hooks/useAppModel.ts';
 import { useAsk } from './hooks/useAsk.ts';
 import { useSearch } from './hooks/useSearch.ts';
@@ -21,6 +25,7 @@ import { SettingsView } from './settings/SettingsView.tsx';
 type Screen = 'workspace' | 'settings' | 'vaults';
 
 export function App() {
+  const { api } = useApi();
   const { model, applyState } = useAppModel();
   const vault = model.state?.vault ?? null;
   const [screen, setScreen] = useState<Screen>('workspace');
@@ -33,6 +38,9 @@ export function App() {
   const [history, setHistory] = useState<NoteTarget[]>([]);
   const [showFailed, setShowFailed] = useState(false);
   const searchInput = useRef<HTMLInputElement>(null);
+  /** The vault folder being opened, and why the last one could not be. */
+  const [opening, setOpening] = useState<string | null>(null);
+  const [openError, setOpenError] = useState<string | null>(null);
 
   // In Ask mode nothing is searched as you type: Enter asks, and the answer brings its own passages.
   const activeQuery = inputMode === 'ask' ? '' : query;
@@ -51,17 +59,11 @@ export function App() {
     });
   }, []);
 
-  // Ctrl/Cmd-K from anywhere in the page; the desktop menu sends the same request over IPC.
+  // The box has focus on load, as soon as it is enabled (a vault is open).
+  const hasVault = !!vault;
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'k') {
-        event.preventDefault();
-        focusSearch();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [focusSearch]);
+    if (hasVault && (document.activeElement === document.body || !document.activeElement)) searchInput.current?.focus();
+  }, [hasVault]);
   useEffect(() => {
     if (model.focusRequest > 0) focusSearch();
   }, [model.focusRequest, focusSearch]);
@@ -86,6 +88,67 @@ export function App() {
     if (!previous) return;
     setHistory((h) => h.slice(0, -1));
     setNote(previous);
+  };
+  const closeNote = () => {
+    setNote(null);
+    setOpenChunkId(null);
+    setHistory([]);
+    focusSearch();
+  };
+  const switchInputMode = (mode: InputMode) => {
+    setInputMode(mode);
+    asking.reset();
+    focusSearch();
+  };
+
+  // Shortcuts from anywhere in the page (keyboard.ts): Ctrl/Cmd-K, Alt-S / Alt-A, Alt-← (Back), and Esc outside a
+  // field closes the open note. The desktop menu sends the focus request over IPC.
+  const onShortcut = useRef<(event: KeyboardEvent) => void>(() => {});
+  onShortcut.current = (event: KeyboardEvent) => {
+    if (event.defaultPrevented) return;
+    const shortcut = shortcutOf(event);
+    if (shortcut === 'focus') focusSearch();
+    else if (shortcut === 'search' || shortcut === 'ask') {
+      if (!vault) return;
+      switchInputMode(shortcut);
+    } else if (shortcut === 'back') {
+      if (screen !== 'workspace' || !history.length) return;
+      back();
+    } else if (event.key === 'Escape' && !inField(event.target) && !showFailed && screen === 'workspace' && note) closeNote();
+    else return;
+    event.preventDefault();
+  };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => onShortcut.current(event);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Opening a vault shows its progress at once: the workspace with the progress panel replaces the picker, unless
+  // the folder is refused right away (then the picker says why).
+  const openVault = (path: string) => {
+    setOpening(path);
+    setOpenError(null);
+    let settled = false;
+    const showProgress = setTimeout(() => !settled && setScreen('workspace'), 250);
+    api.openVault(path).then(
+      (state) => {
+        settled = true;
+        clearTimeout(showProgress);
+        applyState(state);
+        setNote(null);
+        setHistory([]);
+        setOpening(null);
+        setScreen('workspace');
+      },
+      (e: unknown) => {
+        settled = true;
+        clearTimeout(showProgress);
+        setOpenError(e instanceof Error ? e.message : String(e));
+        setOpening(null);
+        setScreen('vaults');
+      },
+    );
   };
 
   const submit = () => {
@@ -139,24 +202,30 @@ export function App() {
             if (screen !== 'workspace') setScreen('workspace');
           }}
           inputMode={inputMode}
-          onInputModeChange={(m) => {
-            setInputMode(m);
-            asking.reset();
-            searchInput.current?.focus();
-          }}
+          onInputModeChange={switchInputMode}
           searchMode={searchMode}
           onSearchModeChange={setSearchMode}
           onMove={(delta) => setSelected((s) => Math.max(0, Math.min(results.length - 1, s + delta)))}
           onSubmit={submit}
           onClear={clear}
+          onEscapeEmpty={() => {
+            if (note) closeNote();
+          }}
           loading={search.loading || asking.state?.status === 'asking' || asking.state?.status === 'streaming'}
           disabled={!vault}
         />
         <div className="topbar-actions">
           {vault && (
-            <button type="button" className="ghost vault-button" title={vault} onClick={() => setScreen(screen === 'vaults' ? 'workspace' : 'vaults')} data-testid="vault-button">
-              {baseName(vault)}
-            </button>
+            <VaultSwitcher
+              vault={vault}
+              recent={model.state?.recentVaults ?? []}
+              opening={opening}
+              onOpen={openVault}
+              onOther={() => {
+                setOpenError(null);
+                setScreen('vaults');
+              }}
+            />
           )}
           <button type="button" className={`ghost${screen === 'settings' ? ' active' : ''}`} onClick={() => setScreen(screen === 'settings' ? 'workspace' : 'settings')} data-testid="settings-button" aria-label="Settings">
             <svg viewBox="0 0 20 20" width="16" height="16" aria-hidden="true">
@@ -179,19 +248,13 @@ export function App() {
         ) : screen === 'settings' ? (
           <SettingsView onClose={() => setScreen('workspace')} reloadKey={`${model.configRevision}:${model.indexRevision}`} />
         ) : !vault || screen === 'vaults' ? (
-          <VaultPicker
-            state={model.state}
-            onOpened={(state) => {
-              applyState(state);
-              setNote(null);
-              setHistory([]);
-              setScreen('workspace');
-            }}
-            onCancel={vault ? () => setScreen('workspace') : undefined}
-          />
+          <VaultPicker state={model.state} opening={opening} error={openError} onOpen={openVault} onCancel={vault ? () => setScreen('workspace') : undefined}>
+            <IndexingPanel model={model} opening={opening && baseName(opening)} />
+          </VaultPicker>
         ) : (
           <div className="panes">
             <section className="results-pane" aria-label="Results">
+              <IndexingPanel model={model} opening={opening && baseName(opening)} />
               {search.error && (
                 <div className="banner danger" role="alert">
                   Search failed: {search.error}
@@ -213,6 +276,12 @@ export function App() {
                           ? `${results.length} passage${results.length === 1 ? '' : 's'} · ${search.response.mode}`
                           : `${results.length} note${results.length === 1 ? '' : 's'} kept by the filters, newest first`}{' '}
                         · {Math.round(search.response.tookMs)} ms
+                        {model.progress && model.rebuilding === FIRST_INDEX_REASON && (
+                          <span className="warning-text" data-testid="results-partial">
+                            {' '}
+                            · partial: {model.progress.done.toLocaleString()} of {model.progress.total.toLocaleString()} notes indexed so far
+                          </span>
+                        )}
                         {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
                       </p>
                     )}
@@ -235,7 +304,10 @@ export function App() {
                   <p className="muted">
                     {inputMode === 'ask'
                       ? 'Type a question and press Enter. Cairn answers from your notes and cites the lines it used: click a citation to read it in place.'
-                      : 'Results appear as you type, each cited as note › heading with its lines. ↑ ↓ to move, Enter to open, Esc to clear.'}
+                      : 'Results appear as you type, each cited as note › heading with its lines. ↑ ↓ to move, Enter to open, Esc to clear (again to close the note).'}
+                  </p>
+                  <p className="muted small" data-testid="shortcut-help">
+                    Keys: <kbd>{FOCUS_KEYS}</kbd> search box · <kbd>{SEARCH_KEYS}</kbd> Search · <kbd>{ASK_KEYS}</kbd> Ask · <kbd>{BACK_KEYS}</kbd> Back · <kbd>Esc</kbd> clear, then close the note
                   </p>
                   <p className="muted small">
                     Narrow a search or a question with <code>path:Folder/</code> <code>tag:name</code> <code>after:2026-01-01</code>{' '}
@@ -246,7 +318,7 @@ export function App() {
             </section>
             <section className="note-pane" aria-label="Note">
               {note ? (
-                <NoteView target={note} vault={vault} reloadKey={noteReloadKey} canGoBack={history.length > 0} onBack={back} onNavigate={(t) => openNote(t)} />
+                <NoteView target={note} vault={vault} reloadKey={noteReloadKey} canGoBack={history.length > 0} onBack={back} onClose={closeNote} onNavigate={(t) => openNote(t)} />
               ) : (
                 <div className="empty-state centered">
                   <p className="muted">Open a result to read the note, with the cited passage highlighted.</p>

@@ -6,6 +6,7 @@ import type { AskResponse, ChunkSummary, Citation } from '../../../core/appApi.t
 import { parseAnswer, passageLabel, type Inline } from '../answer/answerText.ts';
 import type { AskState } from '../hooks/useAsk.ts';
 import { buildSnippet } from '../search/snippet.ts';
+import { lineRange } from '../format.ts';
 import type { NoteTarget } from './NoteView.tsx';
 
 /** A passage of a note that can be opened at its lines: a citation, or a retrieved source. */
@@ -154,9 +155,7 @@ function PassageButton({ passage, n, open, onOpen, testId, children }: { passage
         <span className="passage-label">{passageLabel(passage)}</span>
         <span className="passage-meta">
           <span className="path">{passage.path}</span>
-          <span>
-            lines {passage.startLine}–{passage.endLine}
-          </span>
+          <span>{lineRange(passage.startLine, passage.endLine)}</span>
         </span>
         {children}
       </span>
@@ -205,7 +204,7 @@ function AnswerText({ text, citations, isOpen, onOpen, caret }: AnswerTextProps)
               </span>
             );
           }
-          const where = `${passageLabel(citation)}, lines ${citation.startLine}–${citation.endLine}`;
+          const where = `${passageLabel(citation)}, ${lineRange(citation.startLine, citation.endLine)}`;
           return (
             <button
               key={i}

@@ -1,15 +1,9 @@
 // The bottom line: while indexing, a progress bar with counts, ETA and the rebuild reason; when idle, what the
-// index holds (notes, chunks, model, vector backend); always, how many files failed and whether config.toml is bad.
+// index holds (notes, chunks, the model's name; the internals in its tooltip); always, how many files failed and
+// whether config.toml is bad. IndexingPanel says the same about indexing where the eye is: above the results.
 import type { AppModel } from '../hooks/useAppModel.ts';
-import { formatDuration, plural } from '../format.ts';
-
-const PHASES: Record<string, string> = {
-  scan: 'Scanning files',
-  chunk: 'Chunking notes',
-  embed: 'Embedding chunks',
-  index: 'Updating the indices',
-  persist: 'Saving the index',
-};
+import { modelName, plural } from '../format.ts';
+import { FIRST_INDEX_REASON, etaText, indexingHeading, phaseText } from '../indexing/progressText.ts';
 
 const ADAPT_PHASES: Record<NonNullable<AppModel['adapting']>['phase'], string> = {
   mining: 'collecting examples from the notes',
@@ -23,26 +17,80 @@ interface IndexingStatusProps {
   onShowSettings(): void;
 }
 
+/** Indexing as words: heading, reason, phase with its count, time left. */
+function IndexingText({ model, currentFile }: { model: AppModel; currentFile: boolean }) {
+  const { progress, rebuilding, eta } = model;
+  if (!progress) return null;
+  const heading = indexingHeading(rebuilding);
+  const left = etaText(eta, progress.done, progress.total);
+  return (
+    <div className="indexing-text">
+      <strong data-testid="indexing-title">{heading.title}</strong>
+      {heading.reason && <span className="rebuild-reason" data-testid="rebuild-reason"> ({heading.reason})</span>}
+      <span className="phase" data-testid="indexing-phase">
+        {' — '}
+        {phaseText(progress.phase, progress.done, progress.total)}
+      </span>
+      {progress.phase !== 'persist' && (
+        <span className="eta" data-testid="indexing-eta">
+          {' · '}
+          {left ?? 'estimating the time left…'}
+        </span>
+      )}
+      {currentFile && progress.currentFile && <span className="current-file muted"> · {progress.currentFile}</span>}
+    </div>
+  );
+}
+
+/** The prominent version, shown on top of the results pane while indexing (or opening a vault). */
+export function IndexingPanel({ model, opening }: { model: AppModel; opening: string | null }) {
+  const { progress } = model;
+  if (!progress && !opening) return null;
+  return (
+    <div className="indexing-panel" role="status" data-testid="indexing-panel">
+      {progress ? (
+        <>
+          <IndexingText model={model} currentFile={false} />
+          <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label="Indexing progress" />
+          <p className="muted small">
+            {model.rebuilding === FIRST_INDEX_REASON
+              ? 'You can search already: results come from the notes indexed so far.'
+              : model.rebuilding
+                ? 'Searches use the previous index until the new one is ready.'
+                : 'Searches keep working meanwhile.'}
+          </p>
+        </>
+      ) : (
+        <>
+          <div className="indexing-text">
+            <strong data-testid="indexing-title">Opening {opening}…</strong>
+          </div>
+          <progress aria-label="Opening the vault" />
+        </>
+      )}
+    </div>
+  );
+}
+
 export function IndexingStatus({ model, onShowFailed, onShowSettings }: IndexingStatusProps) {
-  const { progress, rebuilding, adapting, state, failedFiles, configProblem } = model;
+  const { progress, adapting, state, failedFiles, configProblem } = model;
   const status = state?.status;
   const failed = failedFiles.filter((f) => f.state === 'failed');
+  const details = status
+    ? [
+        status.model,
+        `${status.dims} dimensions, ${status.dtype}, window ${status.tokenWindow} tokens`,
+        `vectors: ${status.vectorBackend}${status.vectorKind === 'hnsw' ? ' (HNSW)' : ''}`,
+        status.faissUnavailable ? `faiss unavailable: ${status.faissUnavailable}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n')
+    : '';
   return (
     <footer className="status-bar">
       {progress ? (
         <div className="indexing" data-testid="indexing-progress" role="status">
-          <div className="indexing-text">
-            <strong>{rebuilding ? 'Rebuilding the index' : 'Indexing'}</strong>
-            {rebuilding && <span className="rebuild-reason" data-testid="rebuild-reason"> ({rebuilding})</span>}
-            <span className="phase">
-              {' — '}
-              {PHASES[progress.phase] ?? progress.phase} {progress.total > 0 && `${progress.done.toLocaleString()} / ${progress.total.toLocaleString()}`}
-            </span>
-            {progress.etaSeconds !== undefined && progress.etaSeconds > 0 && (
-              <span className="eta"> · {progress.etaSeconds < 1 ? 'almost done' : `about ${formatDuration(progress.etaSeconds)} left`}</span>
-            )}
-            {progress.currentFile && <span className="current-file muted"> · {progress.currentFile}</span>}
-          </div>
+          <IndexingText model={model} currentFile />
           <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label="Indexing progress" />
         </div>
       ) : adapting ? (
@@ -64,14 +112,9 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
           <span className="sep">·</span>
           <span data-testid="status-chunks">{plural(status.chunks, 'chunk')}</span>
           <span className="sep">·</span>
-          <span title={`${status.dims} dimensions, ${status.dtype}, window ${status.tokenWindow} tokens`} data-testid="status-model">
-            model {status.model}
+          <span title={details} data-testid="status-model">
+            model {modelName(status.model)}
             {status.table.kind === 'adapted' ? ' (adapted to this vault)' : ''}
-          </span>
-          <span className="sep">·</span>
-          <span title={status.faissUnavailable ? `faiss unavailable: ${status.faissUnavailable}` : undefined}>
-            vectors {status.vectorBackend}
-            {status.vectorKind === 'hnsw' ? ' (HNSW)' : ''}
           </span>
           {status.pendingRebuild && <span className="warning-text"> · rebuild pending: {status.pendingRebuild}</span>}
         </div>

@@ -3,9 +3,10 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { NoteView as Note } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { formatDate } from '../format.ts';
+import { formatDate, lineRange } from '../format.ts';
 import { outlineInfo } from '../markdown/logseqOutline.ts';
 import { useToasts } from '../hooks/toasts.tsx';
+import { BACK_KEYS } from '../keyboard.ts';
 import { LinkList } from './LinkList.tsx';
 import { NoteBody, type Citation } from './NoteBody.tsx';
 import { PropertiesTable } from './PropertiesTable.tsx';
@@ -24,10 +25,11 @@ interface NoteViewProps {
   reloadKey: number;
   canGoBack: boolean;
   onBack(): void;
+  onClose(): void;
   onNavigate(target: NoteTarget): void;
 }
 
-export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNavigate }: NoteViewProps) {
+export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onClose, onNavigate }: NoteViewProps) {
   const { api, desktop } = useApi();
   const { notify, reportError } = useToasts();
   const [note, setNote] = useState<Note | null>(null);
@@ -80,7 +82,7 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
       <div className="note-scroll">
         <div className={`note-toolbar${titleHidden ? ' scrolled' : ''}`}>
           {canGoBack && (
-            <button type="button" className="ghost" onClick={onBack} aria-label="Back">
+            <button type="button" className="ghost" onClick={onBack} aria-label="Back" title={`Back (${BACK_KEYS})`}>
               ← Back
             </button>
           )}
@@ -91,8 +93,8 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
               Open in editor
             </button>
           ) : (
-            <code className="file-path" title="The note's file (opening an editor needs the desktop app)" data-testid="note-file-path">
-              {filePath}
+            <code className="file-path" title={`${filePath}\n(opening an editor needs the desktop app)`} data-testid="note-file-path">
+              {note.path}
             </code>
           )}
           {note.obsidianUrl && (
@@ -100,17 +102,22 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onNaviga
               Open in Obsidian
             </a>
           )}
+          <button type="button" className="ghost icon-button" onClick={onClose} aria-label="Close the note" title="Close the note (Esc)" data-testid="close-note">
+            ×
+          </button>
         </div>
         <header className="note-header">
           <h1 className="note-title" ref={titleRef}>
             {note.title}
           </h1>
           <div className="note-meta">
-            <span>{note.path}</span>
+            <span className="note-path" title={filePath} data-testid="note-path">
+              {note.path}
+            </span>
             <span>modified {formatDate(note.modified)}</span>
             {target.citation && (
               <span className="cited-lines" data-testid="cited-lines">
-                cited lines {target.citation.startLine}–{target.citation.endLine}
+                cited {lineRange(target.citation.startLine, target.citation.endLine)}
               </span>
             )}
           </div>

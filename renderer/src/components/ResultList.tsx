@@ -1,7 +1,7 @@
 // Ranked passages: title, header-path breadcrumb, highlighted snippet, date, lines, and an expandable "why".
 import { useEffect, useRef } from 'react';
 import type { SearchResult } from '../../../core/appApi.ts';
-import { formatDate } from '../format.ts';
+import { formatDate, lineRange } from '../format.ts';
 import { HighlightedSnippet } from './HighlightedSnippet.tsx';
 import { WhyDetails } from './WhyDetails.tsx';
 
@@ -51,7 +51,7 @@ export function ResultList({ results, query, highlight, selected, openChunkId, s
             <HighlightedSnippet text={result.text} terms={highlight} />
             <div className="result-meta">
               <span className="path">{result.path}</span>
-              <span>lines {result.startLine}–{result.endLine}</span>
+              <span>{lineRange(result.startLine, result.endLine)}</span>
               <span>modified {formatDate(result.modified)}</span>
             </div>
             <WhyDetails result={result} />

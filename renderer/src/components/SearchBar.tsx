@@ -1,6 +1,8 @@
 // The one box: search as you type, or (Ask) a question submitted with Enter. ↑/↓ move through the results,
-// Enter opens the selected one, Esc clears. Ctrl/Cmd-K focuses it from anywhere (see App).
+// Enter opens the selected one, Esc clears (and, the box already empty, closes the open note). Ctrl/Cmd-K focuses
+// it from anywhere, Alt-S / Alt-A switch Search and Ask (see App and keyboard.ts).
 import { forwardRef, type KeyboardEvent } from 'react';
+import { ASK_KEYS, FOCUS_KEYS, SEARCH_KEYS } from '../keyboard.ts';
 import { SEARCH_MODES, type SearchMode } from '../search/searchMode.ts';
 
 export type InputMode = 'search' | 'ask';
@@ -15,18 +17,21 @@ interface SearchBarProps {
   onMove(delta: 1 | -1): void;
   onSubmit(): void;
   onClear(): void;
+  /** Esc in an empty box. */
+  onEscapeEmpty(): void;
   loading: boolean;
   disabled: boolean;
 }
-
-const isMac = typeof navigator !== 'undefined' && /Mac/i.test(navigator.platform);
 
 export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function SearchBar(props, ref) {
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'ArrowDown') props.onMove(1);
     else if (event.key === 'ArrowUp') props.onMove(-1);
     else if (event.key === 'Enter') props.onSubmit();
-    else if (event.key === 'Escape') props.onClear();
+    else if (event.key === 'Escape') {
+      if (props.query) props.onClear();
+      else props.onEscapeEmpty();
+    }
     else return;
     event.preventDefault();
   };
@@ -35,7 +40,16 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
     <div className="search-bar" role="search">
       <div className="segmented" role="tablist" aria-label="Search or ask">
         {(['search', 'ask'] as const).map((mode) => (
-          <button key={mode} type="button" role="tab" aria-selected={props.inputMode === mode} className={props.inputMode === mode ? 'active' : ''} onClick={() => props.onInputModeChange(mode)}>
+          <button
+            key={mode}
+            type="button"
+            role="tab"
+            aria-selected={props.inputMode === mode}
+            className={props.inputMode === mode ? 'active' : ''}
+            title={mode === 'search' ? `Search as you type (${SEARCH_KEYS})` : `Ask a question (${ASK_KEYS})`}
+            aria-keyshortcuts={mode === 'search' ? 'Alt+S' : 'Alt+A'}
+            onClick={() => props.onInputModeChange(mode)}
+          >
             {mode === 'search' ? 'Search' : 'Ask'}
           </button>
         ))}
@@ -54,12 +68,16 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
           placeholder={asking ? 'Ask your notes a question and press Enter' : 'Search your notes'}
           aria-label={asking ? 'Question' : 'Search'}
           autoComplete="off"
+          autoFocus
+          aria-keyshortcuts="Control+K Meta+K"
           spellCheck={false}
           onChange={(event) => props.onQueryChange(event.target.value)}
           onKeyDown={onKeyDown}
         />
         {props.loading && <span className="spinner" aria-label="Searching" />}
-        <kbd className="shortcut-hint">{isMac ? '⌘K' : 'Ctrl K'}</kbd>
+        <kbd className="shortcut-hint" title={`Focus the search box (${FOCUS_KEYS})`}>
+          {FOCUS_KEYS}
+        </kbd>
       </div>
       <select
         className="mode-select"

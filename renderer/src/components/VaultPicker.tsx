@@ -1,44 +1,44 @@
 // Choosing the vault: the OS folder dialog in the desktop app, a path field in the browser; recent vaults either way.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { AppState } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { baseName } from '../format.ts';
 
 interface VaultPickerProps {
   state: AppState | null;
-  onOpened(state: AppState): void;
+  /** The folder being opened (by App), if any. */
+  opening: string | null;
+  /** Why the last folder could not be opened. */
+  error: string | null;
+  onOpen(path: string): void;
   onCancel?(): void;
+  /** Shown while a folder is being opened: its progress. */
+  children?: ReactNode;
 }
 
-export function VaultPicker({ state, onOpened, onCancel }: VaultPickerProps) {
-  const { api, desktop } = useApi();
+export function VaultPicker({ state, opening, error: openError, onOpen, onCancel, children }: VaultPickerProps) {
+  const { desktop } = useApi();
   const [folder, setFolder] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [chooseError, setChooseError] = useState<string | null>(null);
+  const busy = opening !== null;
+  const error = chooseError ?? openError;
 
-  const open = async (path: string) => {
-    setBusy(true);
-    setError(null);
-    try {
-      onOpened(await api.openVault(path));
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
+  const open = (path: string) => {
+    setChooseError(null);
+    onOpen(path);
   };
 
   const choose = async () => {
     const path = await desktop!.chooseFolder().catch((e: unknown) => {
-      setError(e instanceof Error ? e.message : String(e));
+      setChooseError(e instanceof Error ? e.message : String(e));
       return null;
     });
-    if (path) await open(path);
+    if (path) open(path);
   };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (folder.trim()) void open(folder.trim());
+    if (folder.trim()) open(folder.trim());
   };
 
   const recent = (state?.recentVaults ?? []).filter((v) => v !== state?.vault);
@@ -62,6 +62,7 @@ export function VaultPicker({ state, onOpened, onCancel }: VaultPickerProps) {
             </div>
           </form>
         )}
+        {busy && children}
         {error && (
           <p className="error-text" role="alert">
             {error}
@@ -73,7 +74,7 @@ export function VaultPicker({ state, onOpened, onCancel }: VaultPickerProps) {
             <ul className="recent-vaults">
               {recent.map((vault) => (
                 <li key={vault}>
-                  <button type="button" className="link-button" onClick={() => void open(vault)} disabled={busy}>
+                  <button type="button" className="link-button" onClick={() => open(vault)} disabled={busy}>
                     {baseName(vault)}
                   </button>
                   <span className="muted small">{vault}</span>

@@ -16,7 +16,8 @@ export function WhyDetails({ result }: { result: SearchResult }) {
   ];
   return (
     <details className="why" onClick={(event) => event.stopPropagation()}>
-      <summary>Why this result</summary>
+      {/* Out of the Tab path: Tab from the search box goes on to the controls, not through every result's toggle. */}
+      <summary tabIndex={-1}>Why this result</summary>
       <dl>
         {rows.map(([name, value]) => (
           <div key={name}>

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useReducer } from 'react';
 import type { AppEvent, AppState, ConfigProblem, FileStatus, IndexEvent } from '../../../core/appApi.ts';
 import type { UiEvent } from '../api/desktopApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { NO_ETA, nextEta, type EtaState } from '../indexing/progressText.ts';
 import { useToasts } from './toasts.tsx';
 
 type Progress = Extract<IndexEvent, { type: 'progress' }>;
@@ -13,6 +14,8 @@ type Summary = Extract<IndexEvent, { type: 'indexing-finished' }>['summary'];
 export interface AppModel {
   state: AppState | null;
   progress: Progress | null;
+  /** The time left, smoothed over the progress reports (see indexing/progressText.ts). */
+  eta: EtaState;
   rebuilding: string | null;
   /** Learning the vault's vocabulary: the latest progress, or null. */
   adapting: AppState['adapting'];
@@ -31,7 +34,7 @@ export interface AppModel {
   focusRequest: number;
 }
 
-const initial: AppModel = { state: null, progress: null, rebuilding: null, adapting: null, failedFiles: [], configProblem: null, lastSummary: null, revision: 0, changedNote: null, indexRevision: 0, configRevision: 0, focusRequest: 0 };
+const initial: AppModel = { state: null, progress: null, eta: NO_ETA, rebuilding: null, adapting: null, failedFiles: [], configProblem: null, lastSummary: null, revision: 0, changedNote: null, indexRevision: 0, configRevision: 0, focusRequest: 0 };
 
 function reduce(model: AppModel, event: UiEvent): AppModel {
   switch (event.type) {
@@ -42,6 +45,7 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
         ...model,
         state,
         progress: state.indexing,
+        eta: state.indexing ? model.eta : NO_ETA,
         rebuilding: state.rebuilding,
         adapting: state.adapting,
         failedFiles: state.failedFiles,
@@ -52,13 +56,13 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
     case 'rebuild-started':
       return { ...model, rebuilding: event.reason };
     case 'indexing-started':
-      return { ...model, progress: { type: 'progress', phase: 'scan', done: 0, total: event.files } };
+      return { ...model, progress: { type: 'progress', phase: 'scan', done: 0, total: event.files }, eta: NO_ETA };
     case 'progress':
-      return { ...model, progress: event };
+      return { ...model, progress: event, eta: event.phase === 'persist' ? model.eta : nextEta(model.eta, event.etaSeconds, event.done, event.total, Date.now()) };
     case 'file-failed':
       return { ...model, failedFiles: [...model.failedFiles.filter((f) => f.path !== event.path), { path: event.path, state: 'failed', reason: event.reason }] };
     case 'indexing-finished':
-      return { ...model, progress: null, rebuilding: null, lastSummary: event.summary, revision: model.revision + 1, indexRevision: model.indexRevision + 1 };
+      return { ...model, progress: null, eta: NO_ETA, rebuilding: null, lastSummary: event.summary, revision: model.revision + 1, indexRevision: model.indexRevision + 1 };
     case 'note-changed':
       return { ...model, revision: model.revision + 1, changedNote: { path: event.path, change: event.change, revision: model.revision + 1 } };
     case 'config-applied':

@@ -6,10 +6,11 @@ import { blockIdPlugin } from './blockIds.ts';
 import { logseqPlugin, type LogseqEnv } from './logseq.ts';
 import { dedentLine, type OutlineInfo } from './logseqOutline.ts';
 import { sourceLinePlugin } from './sourceLines.ts';
+import { taskListPlugin } from './taskLists.ts';
 import { wikilinkPlugin } from './wikilinks.ts';
 
 // html: true renders the HTML notes contain as Obsidian would; the sanitiser makes it inert.
-const create = () => new MarkdownIt({ html: true, linkify: true, typographer: false }).use(wikilinkPlugin).use(logseqPlugin).use(blockIdPlugin).use(sourceLinePlugin);
+const create = () => new MarkdownIt({ html: true, linkify: true, typographer: false }).use(wikilinkPlugin).use(logseqPlugin).use(blockIdPlugin).use(taskListPlugin).use(sourceLinePlugin);
 const markdown = create();
 // Outlines have no indented code: a block nested deeper than Markdown expects stays a block.
 const outlineMarkdown = create().disable('code');

@@ -44,7 +44,7 @@ purifier.addHook('afterSanitizeAttributes', (node) => {
 
 const CONFIG = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ['style', 'form', 'input', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'link', 'meta', 'base'],
+  FORBID_TAGS: ['style', 'form', 'button', 'textarea', 'select', 'option', 'iframe', 'frame', 'object', 'embed', 'link', 'meta', 'base'],
   FORBID_ATTR: ['style', 'id', 'name', 'srcset'],
   ADD_ATTR: ['target'],
   RETURN_DOM_FRAGMENT: true as const,
@@ -52,6 +52,14 @@ const CONFIG = {
 
 export function sanitizeToFragment(html: string): DocumentFragment {
   const fragment = purifier.sanitize(html, CONFIG);
+  // The one input a note may show: a task list's checkbox, read-only (no form can hold it: forms are dropped).
+  for (const input of fragment.querySelectorAll('input')) {
+    if (input.type !== 'checkbox') input.remove();
+    else {
+      input.disabled = true;
+      input.tabIndex = -1;
+    }
+  }
   // Images that would load from elsewhere show as their description instead.
   for (const img of fragment.querySelectorAll('img[data-blocked-src]')) {
     const placeholder = document.createElement('span');

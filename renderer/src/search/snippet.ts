@@ -28,13 +28,16 @@ export function plainText(markdown: string): string {
       // The chunk's own heading is already shown as the breadcrumb.
       .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
       .replace(/^#{1,6}\s+/gm, '')
-      // Table separator rows, then cell borders.
+      // Wikilinks first: inside a table their alias bar is written "\|", which must not read as a cell border.
+      .replace(/!?\[\[([^\]|#\\]*)(?:#[^\]|\\]*)?(?:\\?\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
+      // Table separator rows, then cell borders (an escaped "\|" is a pipe in the text).
       .replace(/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*$/gm, '')
-      .replace(/\s*\|\s*/g, ' · ')
-      // List bullets and numbers, quote markers.
+      .replace(/\s*(?<!\\)\|[ \t]*/g, ' · ')
+      .replace(/\\\|/g, '|')
+      // Task list boxes, then list bullets and numbers, quote markers.
+      .replace(/^(\s*(?:[-*+]|\d+[.)])\s+)\[([ xX])\]\s+/gm, (_m, bullet: string, mark: string) => `${bullet}${mark === ' ' ? '☐' : '☑'} `)
       .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
       .replace(/^\s*>\s?/gm, '')
-      .replace(/!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
       .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
       // Emphasis markers, but not the underscores inside words such as max_chunk_chars.
       .replace(/\*{1,3}([^*\n]+?)\*{1,3}/g, '$1')
