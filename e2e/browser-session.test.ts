@@ -2,60 +2,12 @@
 // cookie, after which a reload, the bare http://127.0.0.1:PORT/ (a bookmark, a new tab) open the app; a bare URL
 // without the session, or a link from an earlier run, shows a page that says how to open the app (never raw JSON).
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { createWorkspace, REPO, type Workspace } from './support/workspace.ts';
+import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { createWorkspace, type Workspace } from './support/workspace.ts';
 
-interface Serve {
-  url: string;
-  origin: string;
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** `cairn serve --port PORT` (0: any free port) on the workspace; resolves with the URL it prints. */
-async function serve(workspace: Workspace, port: number): Promise<Serve> {
-  const child = spawn(
-    process.execPath,
-    [path.join(REPO, 'bin', 'cairn'), 'serve', '--port', String(port), '--no-open', '--vault', workspace.vault, '--config', workspace.configFile, '--data-dir', workspace.dataDir],
-    { cwd: workspace.root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
-  );
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`cairn serve printed no URL\n${stderr}`)), 90_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const match = /Cairn is running at (http:\/\/\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`cairn serve exited (${code}) before printing its URL\n${stderr}`));
-    });
-  });
-  const parsed = new URL(url);
-  return { url, origin: parsed.origin, port: Number(parsed.port), stop: () => stop(child) };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** The app is up on `page` and answers a search. */
 async function appWorks(page: Page, query: string): Promise<void> {
@@ -79,13 +31,13 @@ async function sessionPageShown(page: Page, kind: string): Promise<string> {
 }
 
 let workspace: Workspace;
-let server: Serve;
+let server: ServeProcess;
 let browser: BrowserSession;
 
 describe('browser mode across reloads, bookmarks and restarts', { timeout: 240_000 }, () => {
   before(async () => {
     workspace = await createWorkspace();
-    server = await serve(workspace, 0);
+    server = await startServe(workspace);
     browser = await openBrowser();
   });
 
@@ -139,7 +91,7 @@ describe('browser mode across reloads, bookmarks and restarts', { timeout: 240_0
     const { page } = browser;
     const oldUrl = server.url;
     await server.stop();
-    server = await serve(workspace, server.port);
+    server = await startServe(workspace, { port: server.port });
     assert.notEqual(server.url, oldUrl, 'a new run has a new token');
     await page.reload();
     assert.match(await sessionPageShown(page, 'wrong-token'), /earlier run of Cairn/);
