@@ -24,11 +24,13 @@ import { NoteReadError, readNoteFile, type NoteSource } from './vault/readNoteFi
 import type { VaultLink } from './vault/scanVault.js';
 import { OutsideVaultError, resolveInVault } from './vault/vaultPaths.js';
 import { EmbeddingNeighbourExpander } from './search/queryExpander.js';
+import { tagCounts, type TagCount } from './search/tagIndex.js';
 import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
 
 export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
 export type { ChunkSummary, SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
 export type { QueryOperator } from './search/queryOperators.js';
+export type { TagCount } from './search/tagIndex.js';
 export type { AdaptProgress } from './adapt/adaptStaticModel.js';
 
 export interface VaultStatus {
@@ -314,6 +316,11 @@ export class CairnVault {
     await this.currentVocabulary();
     const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
+  }
+
+  /** The index's tags with how many notes carry each, most used first. */
+  tags(): TagCount[] {
+    return tagCounts(this.state.store.allNotes());
   }
 
   /** Resolves once no vocabulary build is running (benchmarks wait for it before timing searches). */

@@ -1,9 +1,13 @@
 // The API the app's UI talks to: implemented by CairnService in the core (hosted by the Electron main process
 // or the `cairn serve` HTTP server), reached over IPC or HTTP. Types only: the renderer may import this file.
 import type { Answer } from './answer/types.js';
+import type { CatalogModel } from './embedding/modelCatalog.js';
+import type { ModelDownloadProgress } from './embedding/modelDownload.js';
 import type { AdaptProgress, IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
+import type { TagCount } from './search/tagIndex.js';
 
 export type { ChunkSummary, IndexEvent, QueryOperator, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
+export type { TagCount } from './search/tagIndex.js';
 export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from './answer/types.js';
 
 /** A question for ask(): answered from the notes, extractively or by the configured language model. */
@@ -129,7 +133,33 @@ export type AppEvent =
   /** Progress of learning the vault's vocabulary; `adapt-finished` says whether a new table came of it (then the index is re-embedded with it). */
   | ({ type: 'adapt-progress' } & AdaptProgress)
   | { type: 'adapt-finished'; adapted: boolean; reason?: string }
+  /** Downloading a chosen embedding model: per file, bytes so far and the file's size (0 while unknown). */
+  | ({ type: 'model-download' } & ModelDownloadProgressView)
   | { type: 'error'; message: string };
+
+/** An embedding model the settings offer (core/embedding/modelCatalog.ts), and whether it is on disk. */
+export type ModelChoiceView = CatalogModel & {
+  /** Bundled, or downloaded already: choosing it needs no network. */
+  onDisk: boolean;
+};
+
+export interface ModelsView {
+  /** `[embedding] model` in force. */
+  current: string;
+  models: ModelChoiceView[];
+  /** The model being downloaded now, if any. */
+  downloading: string | null;
+}
+
+export type ModelDownloadProgressView = ModelDownloadProgress;
+
+/**
+ * What choosing a model came to: saved to config.toml (the vault rebuilds, reusing cached embeddings), or not, and
+ * why: offline (said at once; the current model stays), cancelled (a later choice resumes), or another failure.
+ */
+export type ChooseModelResult =
+  | { ok: true; rebuild?: string }
+  | { ok: false; reason: 'offline' | 'cancelled' | 'not-found' | 'damaged' | 'failed' | 'busy' | 'config'; message: string };
 
 export interface CairnApi {
   getState(): Promise<AppState>;
@@ -147,5 +177,13 @@ export interface CairnApi {
   saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult>;
   /** Opens the note in the OS default editor (desktop app only; the server refuses). */
   openInEditor(path: string): Promise<void>;
+  /** The open vault's tags with how many notes carry each, most used first: what `tag:` completes from. */
+  listTags(): Promise<TagCount[]>;
+  /** The embedding models to choose from, the one in force, and a download under way. */
+  listModels(): Promise<ModelsView>;
+  /** Downloads the model if needed (progress as `model-download` events), checks it, then saves `[embedding] model`. */
+  chooseModel(modelId: string): Promise<ChooseModelResult>;
+  /** Stops the download under way (its finished files and the partial one are kept for a resume). */
+  cancelModelDownload(): Promise<void>;
   subscribe(listener: (event: AppEvent) => void): () => void;
 }

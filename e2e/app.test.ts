@@ -229,6 +229,10 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await page.getByTestId('rebuild-reason').waitFor();
     await screenshot(page, 'indexing');
     await page.getByTestId('status-line').waitFor({ timeout: 60_000 });
+    // The idle line can show the counts of the state before the rebuild for a moment, until the new state arrives.
+    await page
+      .waitForFunction((count) => Number(document.querySelector('[data-testid="status-chunks"]')?.textContent?.replace(/[^\d]/g, '') ?? 0) > count, before, { timeout: 30_000 })
+      .catch(() => undefined);
     const after = await chunkCount();
     assert.ok(after > before, `chunks ${before} → ${after}`);
     // The form shows the value now in force.

@@ -13,6 +13,7 @@ import type { AppEvent, AppState, AskResponse, SearchResponse } from '../core/ap
 import { buildElectron } from '../electron/build.ts';
 import type { FromCore, ToCore } from '../electron/coreProtocol.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
+import { REMOTE_METHODS } from '../core/server/apiMethods.ts';
 
 const HARNESS = fileURLToPath(new URL('./support/coreHostHarness.mjs', import.meta.url));
 let dist: string;
@@ -116,6 +117,7 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     vm.runInNewContext(`(function (require, module, exports) {${source}\n})`, {})(sandboxRequire, { exports: {} }, {});
     assert.deepEqual(required, ['electron']);
     assert.deepEqual(Object.keys(exposed), ['cairn']);
-    assert.deepEqual(Object.keys(exposed.cairn as object).sort(), ['ask', 'chooseFolder', 'getConfig', 'getNote', 'getState', 'openInEditor', 'openVault', 'resolveLink', 'saveConfigText', 'saveConfigValues', 'search', 'subscribe']);
+    // Every remote method (core/server/apiMethods.ts), the folder picker and the event subscription; nothing else.
+    assert.deepEqual(Object.keys(exposed.cairn as object).sort(), [...REMOTE_METHODS, 'chooseFolder', 'subscribe'].sort());
   });
 });

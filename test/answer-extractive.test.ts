@@ -184,7 +184,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     // A vault whose search finds nothing (an empty vault): a double saves opening a second embedding model.
     const nothing: AnswerVault = {
       config: vault.config,
-      search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 }),
+      search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false }),
       sectionChunks: () => undefined,
       embed: (texts) => vault.embed(texts),
     };

@@ -3,7 +3,7 @@
 // helpers of the main process. Electron's own ipcRenderer/contextBridge are stood in for: they are the system edge.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse, TagCount } from '../core/appApi.js';
 import { REMOTE_METHODS } from '../core/server/apiMethods.js';
 import { ApiArgumentError, checkNotePath, validateApiCall } from '../core/server/apiValidation.js';
 import { isAllowedExternalUrl } from '../electron/externalLinks.js';
@@ -28,7 +28,7 @@ class RecordingApi implements CairnApi {
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
@@ -56,6 +56,21 @@ class RecordingApi implements CairnApi {
   }
   async openInEditor(notePath: string): Promise<void> {
     this.note('openInEditor', [notePath]);
+  }
+  async listTags(): Promise<TagCount[]> {
+    this.note('listTags', []);
+    return [];
+  }
+  async listModels() {
+    this.note('listModels', []);
+    return { current: 'cairn-glove-100d', models: [], downloading: null };
+  }
+  async chooseModel(modelId: string) {
+    this.note('chooseModel', [modelId]);
+    return { ok: true as const };
+  }
+  async cancelModelDownload() {
+    this.note('cancelModelDownload', []);
   }
   subscribe(): () => void {
     return () => {};
@@ -231,7 +246,7 @@ describe('main-process IPC dispatcher', () => {
   test('forwards valid calls and returns their results', async () => {
     const api = new RecordingApi();
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
-    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0 } });
+    assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
     assert.deepEqual(await dispatch('ask', [{ question: 'Why?', requestId: 'q1' }]), { ok: true, result: { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] } });
     assert.deepEqual(api.calls.map((c) => c.method), ['search', 'resolveLink', 'ask']);

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
 import { PortInUseError, startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { readCookie, sessionCookieName } from '../core/server/requestGuard.js';
+import { CairnError } from '../core/api.js';
 import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
 import { StartingApi } from '../core/server/startingApi.js';
 
@@ -27,11 +28,12 @@ class RecordingApi implements CairnApi {
   }
   async openVault(folder: string) {
     this.note('openVault', [folder]);
+    if (folder === '/no/such/folder') throw new CairnError(`${folder} is not a folder`);
     return { ...this.state, vault: folder };
   }
   async search(request: SearchRequest): Promise<SearchResponse> {
     this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 1 };
+    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 1, offset: 0, total: 0, more: false };
   }
   async ask(request: AskRequest): Promise<AskResponse> {
     this.note('ask', [request]);
@@ -59,6 +61,21 @@ class RecordingApi implements CairnApi {
   }
   async openInEditor(notePath: string) {
     this.note('openInEditor', [notePath]);
+  }
+  async listTags() {
+    this.note('listTags', []);
+    return [{ tag: 'idea', notes: 2 }];
+  }
+  async listModels() {
+    this.note('listModels', []);
+    return { current: 'cairn-glove-100d', models: [], downloading: null };
+  }
+  async chooseModel(modelId: string) {
+    this.note('chooseModel', [modelId]);
+    return { ok: true as const };
+  }
+  async cancelModelDownload() {
+    this.note('cancelModelDownload', []);
   }
   subscribe(listener: (event: AppEvent) => void) {
     this.listeners.add(listener);
@@ -243,8 +260,9 @@ describe('browser-mode HTTP server', () => {
   test('api calls round-trip their arguments and results', async () => {
     const reply = await call(server, 'search', [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }]);
     assert.equal(reply.status, 200);
-    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, operators: [], mode: 'keyword', results: [], expansions: [], highlightTerms: [], tookMs: 1 } });
+    assert.deepEqual(JSON.parse(reply.body), { result: { query: 'chunk size', text: 'chunk size', filters: {}, operators: [], mode: 'keyword', results: [], expansions: [], highlightTerms: [], tookMs: 1, offset: 0, total: 0, more: false } });
     assert.deepEqual(api.calls.at(-1), { method: 'search', args: [{ query: 'chunk size', k: 5, mode: 'keyword', filters: { tags: ['x'] } }] });
+    assert.deepEqual(JSON.parse((await call(server, 'listTags', [])).body), { result: [{ tag: 'idea', notes: 2 }] });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Known', 'Folder/A.md'])).body), { result: 'Known.md' });
     assert.deepEqual(JSON.parse((await call(server, 'resolveLink', ['Other', 'Folder/A.md'])).body), { result: null });
     assert.deepEqual(JSON.parse((await call(server, 'saveConfigValues', [{ 'chunking.max_chunk_chars': 800 }])).body), { result: { ok: true, rebuild: 'chunking changed' } });
@@ -258,6 +276,12 @@ describe('browser-mode HTTP server', () => {
     const reply = await call(server, 'getNote', ['Missing.md']);
     assert.equal(reply.status, 500);
     assert.equal(JSON.parse(reply.body).error, 'no note Missing.md in the index');
+  });
+
+  test('a request the core refuses for what it asks (a vault that is not a folder) is a 422 with the reason, not a 500', async () => {
+    const reply = await call(server, 'openVault', ['/no/such/folder']);
+    assert.equal(reply.status, 422);
+    assert.deepEqual(JSON.parse(reply.body), { error: '/no/such/folder is not a folder', kind: 'refused' });
   });
 
   test('bad arguments, unknown methods and non-JSON bodies are rejected before the core sees them', async () => {

@@ -96,7 +96,8 @@ export function registerVaultCommands(program: Command): void {
       .command('search')
       .description('search the vault (indexes what changed first)')
       .argument('<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02', nonEmpty('the query is empty: give some words to look for, or a filter such as tag:idea'))
-      .option('--k <n>', 'number of results', (v) => positiveInt(v, '--k'))
+      .option('--k <n>', 'number of results (default [search] k)', (v) => positiveInt(v, '--k'))
+      .option('--offset <n>', 'skip this many results: the next page (e.g. --k 10 --offset 10)', (v) => wholeNumber(v, '--offset'))
       .option('--mode <mode>', 'hybrid, keyword or vector', (v) => oneOf(v, ['hybrid', 'keyword', 'vector'], '--mode'))
       .option('--path <prefix>', 'only notes under this folder or path prefix')
       .option('--tag <tag>', 'only chunks with this tag (repeat for several: all must match)', (v, previous: string[] = []) => [...previous, v])
@@ -104,12 +105,13 @@ export function registerVaultCommands(program: Command): void {
       .option('--before <date>', 'only notes modified before this day (YYYY-MM-DD, YYYY-MM or YYYY, local time)', (v) => date(v, '--before'))
       .option('--neighbours', 'also show the chunks before and after each result')
       .option('--no-update', 'search the index as it is, without indexing changes first'),
-  ).action((query: string, options: CommonOptions & { k?: number; mode?: SearchMode; path?: string; tag?: string[]; after?: number; before?: number; neighbours?: boolean; update: boolean }) =>
+  ).action((query: string, options: CommonOptions & { k?: number; offset?: number; mode?: SearchMode; path?: string; tag?: string[]; after?: number; before?: number; neighbours?: boolean; update: boolean }) =>
     withVault(options, async (vault) => {
       if (options.update) await indexWithProgress(vault, true);
       const response = await vault.search({
         query,
         k: options.k,
+        offset: options.offset,
         mode: options.mode,
         neighbours: options.neighbours,
         filters: { pathPrefix: options.path, tags: options.tag, modifiedAfter: options.after, modifiedBefore: options.before },
@@ -117,8 +119,19 @@ export function registerVaultCommands(program: Command): void {
       for (const problem of response.problems ?? []) warn(problem);
       if (options.json) {
         const results = response.results.map(({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, neighbours }) => ({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, ...(neighbours ? { neighbours } : {}) }));
-        print({ results, text: response.text, filters: response.filters, ...(response.problems ? { problems: response.problems } : {}), expansions: response.expansions, tookMs: response.tookMs });
-      } else process.stdout.write(formatResults(response));
+        print({
+          results,
+          text: response.text,
+          filters: response.filters,
+          ...(response.problems ? { problems: response.problems } : {}),
+          ...(response.unknownTags ? { unknownTags: response.unknownTags } : {}),
+          offset: response.offset,
+          total: response.total,
+          more: response.more,
+          expansions: response.expansions,
+          tookMs: response.tookMs,
+        });
+      } else process.stdout.write(formatResults(response, options.k));
     }),
   );
 
@@ -153,17 +166,31 @@ function describeAdaptation(outcome: AdaptOutcome): string {
   return `vocabulary adapted${pairs} in ${(state.seconds ?? 0).toFixed(1)} s (table ${state.tableHash}${mrr})`;
 }
 
-function formatResults(response: SearchResponse): string {
-  if (response.results.length === 0) return `No results for "${response.query}".\n`;
+function formatResults(response: SearchResponse, k: number | undefined): string {
+  if (response.results.length === 0) {
+    if (response.offset > 0 && response.total > 0) return `No more results for "${response.query}": there are ${response.total}.\n`;
+    if (response.incomplete?.length && !response.text && !response.operators.length) return `${response.incomplete.join(' ')} has no value yet: give one, e.g. tag:idea or path:Projects/.\n`;
+    return `No results for "${response.query}".\n`;
+  }
   const out = response.results.map((r, i) => {
     const where = `${r.path} § ${r.headerPath.join(' › ') || r.title} (lines ${r.startLine}-${r.endLine})`;
     const why = [r.explain.exactTitle ? 'title' : '', r.explain.keywordRank ? `keyword #${r.explain.keywordRank}` : '', r.explain.vectorRank ? `vector #${r.explain.vectorRank}` : '', r.explain.graph ? `linked from ${r.explain.graph.from}` : '', r.explain.recency > 1 ? `recent ×${r.explain.recency}` : '']
       .filter(Boolean)
       .join(', ') || 'kept by the filters, newest first';
     const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);
-    return `${i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}\n   score ${r.score.toFixed(4)} — ${why}`;
+    return `${response.offset + i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}\n   score ${r.score.toFixed(4)} — ${why}`;
   });
-  return `${out.join('\n\n')}\n`;
+  return `${out.join('\n\n')}\n\n${pageLine(response, k)}\n`;
+}
+
+/** "1–10 of 75 notes kept by the filters — next page: --offset 10", or "3 results" when that is all. */
+export function pageLine(response: Pick<SearchResponse, 'offset' | 'total' | 'more' | 'results' | 'text'>, k?: number): string {
+  const first = response.offset + 1;
+  const last = response.offset + response.results.length;
+  const what = response.text ? `${response.total} result${response.total === 1 ? '' : 's'}` : `${response.total} note${response.total === 1 ? '' : 's'} kept by the filters`;
+  if (!response.more && response.offset === 0) return what;
+  const next = response.more ? ` — next page: --offset ${last}${k ? ` --k ${k}` : ''}` : '';
+  return `${first}–${last} of ${what}${next}`;
 }
 
 function print(value: unknown): void {
@@ -173,6 +200,12 @@ function print(value: unknown): void {
 export function positiveInt(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} expects a whole number of at least 1, got "${value}"`);
+  return n;
+}
+
+export function wholeNumber(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${flag} expects a whole number (0 or more), got "${value}"`);
   return n;
 }
 

@@ -52,6 +52,8 @@ export function parseConfig(text: string, file: string): CairnConfig {
     raw = parse(text) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof TomlError) {
+      const unclosed = unclosedString(text, error);
+      if (unclosed) throw new ConfigError(file, unclosed.detail, unclosed.line, unclosed.column);
       const firstLine = error.message.split('\n')[0] ?? error.message;
       throw new ConfigError(file, `invalid TOML: ${firstLine}`, error.line, error.column);
     }
@@ -187,4 +189,41 @@ export function locateKey(text: string, dotted: string): { line: number; column:
     if (key ? full === dotted : full === section || full.startsWith(`${section}.`)) return { line: i + 1, column: indent + assignment[0].length + 1 };
   }
   return undefined;
+}
+
+/**
+ * smol-toml reports a quote left open as "control characters are not allowed in strings" (it reads on into the
+ * line break) or "unfinished string" (a multi-line one never closed): said here as an unclosed string, located at
+ * its opening quote.
+ */
+export function unclosedString(text: string, error: { message: string; line: number; column: number }): { detail: string; line: number; column: number } | undefined {
+  const message = error.message.split('\n')[0] ?? '';
+  const lines = text.split(/\r?\n/);
+  const lineText = lines[error.line - 1] ?? '';
+  if (/unfinished string/i.test(message)) {
+    const at = Math.max(0, error.column - 1);
+    const triple = lineText.slice(at, at + 3);
+    const quote = triple === '"""' || triple === "'''" ? triple : (lineText[at] ?? '"');
+    return { detail: `unclosed string: the ${quote} opened here is never closed`, line: error.line, column: error.column };
+  }
+  // The error points at the line break a single-line string ran into.
+  if (!/control characters are not allowed in strings/i.test(message) || error.column <= lineText.length) return undefined;
+  const opening = openingQuote(lineText);
+  if (opening === undefined) return undefined;
+  const quote = lineText[opening]!;
+  return { detail: `unclosed string: add the closing ${quote} before the end of line ${error.line}`, line: error.line, column: opening + 1 };
+}
+
+/** The index of the quote that opens the string still open at the end of a line, or undefined. */
+function openingQuote(line: string): number | undefined {
+  let open: number | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (open === undefined) {
+      if (c === '#') break;
+      if (c === '"' || c === "'") open = i;
+    } else if (line[open] === '"' && c === '\\') i++;
+    else if (c === line[open]) open = undefined;
+  }
+  return open;
 }

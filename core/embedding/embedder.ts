@@ -14,6 +14,8 @@ import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from '../chun
 import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
 import { readFusionDefaults, type FusionDefaults } from '../search/fusionDefaults.js';
+import { catalogModel, NO_PREFIXES, type ModelPrefixes } from './modelCatalog.js';
+import { defaultHubUrl } from './modelDownload.js';
 
 export interface EmbeddingProgress {
   done: number;
@@ -40,6 +42,13 @@ export interface Embedder {
    * order. The vectors of one call are views into one buffer (received from the worker in one piece).
    */
   embed(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * Embeds passages (chunk texts for the index): as `embed`, with the model's passage prefix instead of its query
+   * prefix. Absent (test doubles, models without prefixes): `embed` serves both.
+   */
+  embedPassages?(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]>;
+  /** The query and passage prefixes in force (bge's query instruction, e5's "query: " / "passage: "); part of the fingerprint. */
+  readonly prefixes?: ModelPrefixes;
   close(): Promise<void>;
 }
 
@@ -56,7 +65,7 @@ export interface EmbedderOptions {
   dataRoot: string;
   /** The bundled models folder; default <repo>/models. Tests point it at a temporary folder. */
   modelsDir?: string;
-  /** Hugging Face hub address; default https://huggingface.co/ (tests serve a model locally; mirrors). */
+  /** Hugging Face hub address; default defaultHubUrl(): CAIRN_HUB_URL, else https://huggingface.co/ (tests serve a model locally; mirrors). */
   hubUrl?: string;
   /** Give up loading after this long without progress (download progress restarts it). Default 30 s. */
   loadTimeoutMs?: number;
@@ -74,7 +83,6 @@ export class EmbeddingModelError extends Error {
 }
 
 const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HUB_URL = 'https://huggingface.co/';
 const LOAD_TIMEOUT_MS = 30_000;
 // One inference thread leaves the second core of a 2-core machine to the UI and the indexer. Measured there with
 // the bundled model (bench/embed.bench.ts, dendron-vault): 1 thread 1,680-1,720 chunks/s, 2 threads 1,070-1,520;
@@ -117,12 +125,15 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   let root = await localModelRoot(options);
   if (!root) {
     if (!options.dataRoot) throw new EmbeddingModelError(`embedding model "${modelId}" is not bundled and no app data folder was given to download it into; ${USE_BUNDLED}.`);
-    await downloadModel(modelId, dtype, downloadsDir, options.hubUrl ?? HUB_URL, loadTimeoutMs);
+    await downloadModel(modelId, dtype, downloadsDir, options.hubUrl ?? defaultHubUrl(), loadTimeoutMs);
     root = downloadsDir;
   }
 
   const folder = await inspectModelFolder(path.join(root, modelId), modelId, dtype);
   const searchDefaults = await readFusionDefaults(folder.dir).catch((e: Error) => {
+    throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
+  });
+  const prefixes = await readModelPrefixes(folder.dir, modelId).catch((e: Error) => {
     throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
   });
   const init: WorkerInit = { modelId, dtype, localModelPath: root, intraOpThreads: INTRA_OP_THREADS };
@@ -135,14 +146,20 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   const { ready } = started;
   const modelWindow = Math.max(1, usableMaxLength(ready.maxLength) - ready.specialTokens);
   const window = options.maxTokens > 0 ? Math.min(options.maxTokens, modelWindow) : modelWindow;
-  const tokens = folder.basicCountIsExact
-    ? new BasicTokenCounter(window)
-    : await ModelTokenCounter.load(path.join(root, modelId), window).catch(async (e: Error) => {
-        await stopWorker(started.worker);
-        throw new EmbeddingModelError(`embedding model "${modelId}": its tokenizer could not be loaded for token counting (${e.message}).`, { cause: e });
-      });
+  const counter = (w: number) =>
+    folder.basicCountIsExact
+      ? Promise.resolve(new BasicTokenCounter(w))
+      : ModelTokenCounter.load(path.join(root, modelId), w).catch(async (e: Error) => {
+          await stopWorker(started.worker);
+          throw new EmbeddingModelError(`embedding model "${modelId}": its tokenizer could not be loaded for token counting (${e.message}).`, { cause: e });
+        });
+  let tokens: TokenCounter = await counter(window);
+  // The passage prefix takes part of the window: chunks are cut to what is left.
+  const prefixTokens = prefixes.passage ? tokens.count(prefixes.passage) : 0;
+  if (prefixTokens > 0) tokens = await counter(Math.max(1, window - prefixTokens));
   const batchSize = options.batchSize > 0 ? options.batchSize : DEFAULT_BATCH_SIZE[folder.kind];
-  const embedder = new WorkerEmbedder(modelId, ready.dims, dtype, folder.fingerprint, tokens, batchSize, init, loadTimeoutMs, started);
+  const fingerprint = prefixedFingerprint(folder.fingerprint, prefixes);
+  const embedder = new WorkerEmbedder(modelId, ready.dims, dtype, fingerprint, tokens, batchSize, init, loadTimeoutMs, started, prefixes);
   return Object.assign(embedder, { searchDefaults });
 }
 
@@ -166,16 +183,64 @@ export async function describeLocalModel(options: EmbedderOptions): Promise<{ di
   return { dir, kind, fingerprint, adapted };
 }
 
+/**
+ * The model's query and passage prefixes: its cairn.json's "prefixes" ({ "query": "...", "passage": "..." }) when
+ * it has one, else the model catalog's (modelCatalog.ts), else none.
+ */
+export async function readModelPrefixes(modelDir: string, modelId: string): Promise<ModelPrefixes> {
+  const file = path.join(modelDir, 'cairn.json');
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw new Error(`${file}: cannot be read (${e.code ?? e.message})`);
+  });
+  const given = text === undefined ? undefined : parsePrefixes(text, file);
+  return given ?? { ...(catalogModel(modelId)?.prefixes ?? NO_PREFIXES) };
+}
+
+function parsePrefixes(text: string, file: string): ModelPrefixes | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const prefixes = (value as { prefixes?: unknown } | null)?.prefixes;
+  if (prefixes === undefined) return undefined;
+  if (typeof prefixes !== 'object' || prefixes === null || Array.isArray(prefixes)) throw new Error(`${file}: "prefixes" must be an object with "query" and "passage" strings`);
+  const result = { ...NO_PREFIXES };
+  for (const [key, given] of Object.entries(prefixes)) {
+    if (key !== 'query' && key !== 'passage') throw new Error(`${file}: prefixes.${key} is not a prefix (expected query, passage)`);
+    if (typeof given !== 'string' || given.length > 200) throw new Error(`${file}: prefixes.${key} must be a string of at most 200 characters`);
+    result[key] = given;
+  }
+  return result;
+}
+
+/** Prefixes change every vector, so they are part of the model's identity; a model without prefixes keeps its file fingerprint. */
+export function prefixedFingerprint(fingerprint: string, prefixes: ModelPrefixes): string {
+  if (!prefixes.query && !prefixes.passage) return fingerprint;
+  return createHash('sha256').update(`${fingerprint}\0query:${prefixes.query}\0passage:${prefixes.passage}`).digest('hex').slice(0, 16);
+}
+
+/** True for a bundled folder name or a hub "owner/name" (what `[embedding] model` may hold). */
+export function isModelId(modelId: string): boolean {
+  const segments = modelId.split('/');
+  return segments.length <= 2 && segments.every((s) => /^[\w.-]{1,96}$/.test(s) && s !== '.' && s !== '..');
+}
+
+/** The weights file transformers.js loads for a dtype ('q8' → onnx/model_quantized.onnx). */
+export function onnxFileFor(dtype: string): string {
+  if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) throw new EmbeddingModelError(`[embedding] dtype = "${dtype}" is not one of ${EMBEDDING_DTYPES.join(', ')}.`);
+  return `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
+}
+
 function checkModelId(modelId: string) {
   // A bundled folder name, or a hub "owner/name"; never a path that leaves the models folders.
-  const segments = modelId.split('/');
-  const valid = segments.length <= 2 && segments.every((s) => /^[\w.-]{1,96}$/.test(s) && s !== '.' && s !== '..');
-  if (!valid) {
+  if (!isModelId(modelId)) {
     throw new EmbeddingModelError(`[embedding] model = "${modelId}" is not a model name: use a bundled model ("${BUNDLED_MODEL}") or a Hugging Face id like "Xenova/bge-small-en-v1.5".`);
   }
 }
 
-const onnxFileFor = (dtype: string) => `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
 
 async function isCompleteModelFolder(dir: string, dtype: string): Promise<boolean> {
   return ['config.json', 'tokenizer.json', onnxFileFor(dtype)].every((f) => existsSync(path.join(dir, f)));
@@ -305,6 +370,11 @@ async function moveMissingFiles(from: string, to: string) {
 
 type ReadyReply = Extract<WorkerReply, { type: 'ready' }>;
 
+/** The texts with `prefix` in front of each (the same array when there is none). */
+export function withPrefix(texts: readonly string[], prefix: string): readonly string[] {
+  return prefix ? texts.map((t) => prefix + t) : texts;
+}
+
 /** Sends one request; a worker that has already exited is reported by its 'exit' event, not here. */
 function sendRequest(worker: ChildProcess, request: WorkerRequest) {
   if (worker.connected) worker.send(request);
@@ -362,12 +432,21 @@ class WorkerEmbedder implements Embedder {
     private readonly init: WorkerInit,
     private readonly loadTimeoutMs: number,
     started: { worker: ChildProcess; ready: ReadyReply },
+    readonly prefixes: ModelPrefixes = { ...NO_PREFIXES },
   ) {
     this.workerMaxRss = started.ready.maxRss;
     this.attach(started.worker);
   }
 
-  async embed(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]> {
+  embed(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]> {
+    return this.embedRaw(withPrefix(texts, this.prefixes.query), onProgress, signal);
+  }
+
+  embedPassages(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]> {
+    return this.embedRaw(withPrefix(texts, this.prefixes.passage), onProgress, signal);
+  }
+
+  private async embedRaw(texts: readonly string[], onProgress?: (p: EmbeddingProgress) => void, signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
     this.throwIfClosed();
     if (texts.length === 0) return [];

@@ -339,7 +339,9 @@ export class VaultIndexer {
     onProgress(0, hashes.length);
     this.pendingEmbeddings += hashes.length;
     try {
-      const vectors = await embedder.embed([...missing.values()], ({ done, total }) => onProgress(done, total));
+      // Chunk texts are passages: the model's passage prefix, not its query prefix (e5's "passage: ").
+      const embedPassages = embedder.embedPassages?.bind(embedder) ?? embedder.embed.bind(embedder);
+      const vectors = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
       hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
     } finally {
       this.pendingEmbeddings -= hashes.length;

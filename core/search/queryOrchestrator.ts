@@ -12,6 +12,7 @@ import { keywordConfidence, vectorConfidence } from './rankerConfidence.js';
 import type { QueryExpander } from './queryExpander.js';
 import { hasFilters, mergeFilters, parseQuery, type QueryOperator } from './queryOperators.js';
 import { highlightTerms } from './highlightTerms.js';
+import { hasTag, nearestTags, tagCounts, type TagCount } from './tagIndex.js';
 import { questionTerms } from './termOverlap.js';
 
 export type SearchMode = 'hybrid' | 'keyword' | 'vector';
@@ -33,6 +34,8 @@ export interface SearchFilters {
 export interface SearchRequest {
   query: string;
   k?: number;
+  /** Results to skip: the next page starts where the last ended (`offset` = results already shown). */
+  offset?: number;
   mode?: SearchMode;
   filters?: SearchFilters;
   /** Also return the chunks just before and after each result in its note. */
@@ -81,6 +84,19 @@ export interface SearchResponse {
   tookMs: number;
   /** Chunks already searchable by keyword whose vectors are still being computed (0 when the index is complete). */
   pendingEmbeddings?: number;
+  /** The results skipped before these (the request's offset). */
+  offset: number;
+  /**
+   * How many results there are in all: for filters alone, every note they keep; for a ranked search, the passages
+   * the rankers returned (each looks a fixed depth down, see `CANDIDATE_DEPTH`, so a broad query may match more).
+   */
+  total: number;
+  /** More results follow these: ask again with `offset` + `results.length`. */
+  more: boolean;
+  /** `tag:` filters no note matches, each with the nearest tags the index has (also said in `problems`). */
+  unknownTags?: Array<{ tag: string; suggestions: string[] }>;
+  /** Operators typed without a value yet (`tag:`, `path:`): they filter nothing, and are no error. */
+  incomplete?: string[];
 }
 
 /** The explanation of a result listed by filters alone: no ranking took part. */
@@ -105,24 +121,31 @@ export class QueryOrchestrator {
     const config = this.config();
     const mode = request.mode ?? config.mode;
     const k = request.k ?? config.k;
+    const offset = Math.max(0, Math.floor(request.offset ?? 0));
     const parsed = parseQuery(request.query);
     const filters = mergeFilters(request.filters, parsed.filters);
+    const unknownTags = this.unknownTags(filters.tags ?? []);
+    const problems = [...parsed.problems, ...unknownTags.map(describeUnknownTag)];
+    const incomplete = incompleteOperators(request.query);
     const about = {
       query: request.query.trim(),
       text: parsed.text,
       highlightTerms: highlightTerms(parsed.text),
       filters,
       operators: parsed.operators,
-      ...(parsed.problems.length ? { problems: parsed.problems } : {}),
+      ...(problems.length ? { problems } : {}),
+      ...(unknownTags.length ? { unknownTags } : {}),
+      ...(incomplete.length ? { incomplete } : {}),
     };
     const query = parsed.text;
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
-      const results = hasFilters(filters) ? this.browse(filters, k).map((ref, i) => this.resultOf(ref, 1 / (i + 1), UNRANKED, null, request.neighbours)) : [];
-      return { ...about, mode, results, expansions: [], tookMs: performance.now() - started };
+      const kept = hasFilters(filters) ? this.browse(filters) : [];
+      const results = kept.slice(offset, offset + k).map((ref, i) => this.resultOf(ref, 1 / (offset + i + 1), UNRANKED, null, request.neighbours));
+      return { ...about, mode, results, expansions: [], tookMs: performance.now() - started, offset, total: kept.length, more: offset + results.length < kept.length };
     }
     const accept = this.acceptor(filters);
-    const depth = Math.max(CANDIDATE_DEPTH, k * 3 * config.max_chunks_per_note);
+    const depth = Math.max(CANDIDATE_DEPTH, (offset + k) * 3 * config.max_chunks_per_note);
     const { store, keyword, vectors, graph } = this.state;
 
     // The query embedding runs in the embedder's worker while the keyword search runs here.
@@ -161,18 +184,19 @@ export class QueryOrchestrator {
         neighboursOf: (note) => graph.neighbours(note),
         now: Date.now(),
       },
-      { graphMultiplier: mode === 'hybrid' ? config.graph_multiplier : 0, graphSources: GRAPH_SOURCES, recencyBoost: config.recency_boost, maxChunksPerNote: config.max_chunks_per_note, k },
+      // Every candidate is ranked (the per-note cap applied) so the response can say how many there are in all.
+      { graphMultiplier: mode === 'hybrid' ? config.graph_multiplier : 0, graphSources: GRAPH_SOURCES, recencyBoost: config.recency_boost, maxChunksPerNote: config.max_chunks_per_note, k: Number.POSITIVE_INFINITY },
     );
     const terms = questionTerms(query);
-    const results = ranked.map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, request.neighbours));
-    return { ...about, mode, results, expansions, tookMs: performance.now() - started };
+    const results = ranked.slice(offset, offset + k).map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, request.neighbours));
+    return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }
 
   /**
    * The notes the filters admit, newest first (a journal page by its day, any other note by its mtime), each by its
    * first admitted chunk with text to show (else its first admitted chunk).
    */
-  private browse(filters: SearchFilters, k: number): ChunkRef[] {
+  private browse(filters: SearchFilters): ChunkRef[] {
     const accept = this.acceptor(filters);
     if (!accept) return [];
     const picks: ChunkRef[] = [];
@@ -181,7 +205,26 @@ export class QueryOrchestrator {
       const chunk = admitted.find(hasShownText) ?? admitted[0];
       if (chunk) picks.push({ note, chunk });
     }
-    return picks.sort((a, b) => noteTime(b.note) - noteTime(a.note) || (a.note.path < b.note.path ? -1 : 1)).slice(0, k);
+    return picks.sort((a, b) => noteTime(b.note) - noteTime(a.note) || (a.note.path < b.note.path ? -1 : 1));
+  }
+
+  /** The index's tags with their note counts (see `tagCounts`). */
+  tags(): TagCount[] {
+    return tagCounts(this.state.store.allNotes());
+  }
+
+  /** The `tag:` filters no note carries, each with the nearest tags the index has. */
+  private unknownTags(tags: readonly string[]): Array<{ tag: string; suggestions: string[] }> {
+    const wanted = tags.map((t) => t.replace(/^#/, '')).filter(Boolean);
+    if (!wanted.length) return [];
+    // A known tag is usually found within the first notes; the full tag list is counted only for one no note has.
+    const unknown = wanted.filter((tag) => {
+      for (const note of this.state.store.allNotes()) if (hasTag(tagCounts([note]), tag)) return false;
+      return true;
+    });
+    if (!unknown.length) return [];
+    const known = this.tags();
+    return unknown.map((tag) => ({ tag, suggestions: nearestTags(tag, known) }));
   }
 
   /** `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it. */
@@ -242,4 +285,14 @@ export function chunkSummary({ note, chunk }: ChunkRef): ChunkSummary {
     // What the chunk shows (no `key:: value`, `((uuid))`, macros or `#+BEGIN_`), line for line with its source.
     text: shownText(chunk),
   };
+}
+
+/** `no note has the tag #x — did you mean #a, #b?` */
+export function describeUnknownTag({ tag, suggestions }: { tag: string; suggestions: string[] }): string {
+  return `no note has the tag #${tag}${suggestions.length ? ` — did you mean ${suggestions.map((s) => `#${s}`).join(', ')}?` : ''}`;
+}
+
+/** The operators typed with nothing after them yet (`tag:`, `-path:`), as typed. */
+export function incompleteOperators(query: string): string[] {
+  return [...query.matchAll(/(?:^|\s)(-?(?:path|tag|after|before):)(?=\s|$)/gi)].map((m) => m[1]!);
 }

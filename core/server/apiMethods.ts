@@ -15,6 +15,10 @@ export const REMOTE_METHODS = [
   'saveConfigText',
   'saveConfigValues',
   'openInEditor',
+  'listTags',
+  'listModels',
+  'chooseModel',
+  'cancelModelDownload',
 ] as const satisfies readonly RemoteMethod[];
 
 // Compile-time proof that the list names every remote method: a method added to CairnApi breaks the build here.

@@ -1,8 +1,9 @@
-// POST /api/<method> with a JSON array of arguments → 200 { result } | 400/500 { error }.
+// POST /api/<method> with a JSON array of arguments → 200 { result } | 400 (bad arguments) / 422 (refused by the core) / 500 { error }.
 // Every call passes the shared validation first; openInEditor is refused (there is no desktop here to open it on).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CairnApi } from '../appApi.js';
 import { ApiArgumentError, validateApiCall, type ValidCall } from './apiValidation.js';
+import { CairnError } from '../api.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -33,6 +34,8 @@ export async function handleApiCall(api: CairnApi, method: string, request: Inco
   } catch (error) {
     if (error instanceof HttpError) sendJson(response, error.status, { error: error.message }, headers);
     else if (error instanceof ApiArgumentError) sendJson(response, 400, { error: error.message, kind: 'invalid-argument' }, headers);
+    // A request the core refuses for what it asks (a vault path that is not a folder): the asker's to fix, not a server fault.
+    else if (error instanceof CairnError) sendJson(response, 422, { error: error.message, kind: 'refused' }, headers);
     else sendJson(response, 500, { error: error instanceof Error ? error.message : String(error) }, headers);
   }
 }

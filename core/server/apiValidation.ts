@@ -18,6 +18,8 @@ export type ValidCall = { [M in RemoteMethod]: { method: M; args: Parameters<Cai
 
 const MAX_PATH = 1024;
 const MAX_QUERY = 2000;
+/** How far a search may page (the filters of a large vault keep thousands of notes). */
+const MAX_OFFSET = 100_000;
 const MAX_QUESTION = 2000;
 const MAX_ASK_K = 50;
 const MAX_CONFIG_TEXT = 1024 * 1024;
@@ -36,6 +38,9 @@ export function validateApiCall(method: unknown, args: unknown): ValidCall {
   switch (method) {
     case 'getState':
     case 'getConfig':
+    case 'listTags':
+    case 'listModels':
+    case 'cancelModelDownload':
       arity(0);
       return { method, args: [] };
     case 'openVault':
@@ -62,7 +67,20 @@ export function validateApiCall(method: unknown, args: unknown): ValidCall {
     case 'saveConfigValues':
       arity(1);
       return { method, args: [checkConfigValues(args[0])] };
+    case 'chooseModel':
+      arity(1);
+      return { method, args: [checkModelId(args[0])] };
   }
+}
+
+/** A bundled model's folder name or a hub id "owner/name": never a path that leaves the models folders. */
+function checkModelId(value: unknown): string {
+  const text = checkText(value, 'chooseModel: model id', 200);
+  const segments = text.split('/');
+  if (segments.length > 2 || !segments.every((s) => /^[\w.-]{1,96}$/.test(s) && s !== '.' && s !== '..')) {
+    throw new ApiArgumentError('chooseModel: model id must be a bundled model name or a Hugging Face id like "Xenova/bge-small-en-v1.5"');
+  }
+  return text;
 }
 
 /**
@@ -103,7 +121,7 @@ function checkText(value: unknown, what: string, max: number, multiline = false)
 }
 
 function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
-  const request = checkPlainObject(value, 'search: request', ['query', 'k', 'mode', 'filters', 'neighbours']);
+  const request = checkPlainObject(value, 'search: request', ['query', 'k', 'offset', 'mode', 'filters', 'neighbours']);
   const query = request.query;
   if (typeof query !== 'string') throw new ApiArgumentError(`search: query: expected a string, got ${describe(query)}`);
   if (query.length > MAX_QUERY) throw new ApiArgumentError(`search: query: longer than ${MAX_QUERY} characters`);
@@ -111,6 +129,10 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
   if (request.k !== undefined) {
     if (!Number.isInteger(request.k) || (request.k as number) < 1 || (request.k as number) > 200) throw new ApiArgumentError('search: k: expected a whole number from 1 to 200');
     out.k = request.k as number;
+  }
+  if (request.offset !== undefined) {
+    if (!Number.isInteger(request.offset) || (request.offset as number) < 0 || (request.offset as number) > MAX_OFFSET) throw new ApiArgumentError(`search: offset: expected a whole number from 0 to ${MAX_OFFSET}`);
+    out.offset = request.offset as number;
   }
   if (request.mode !== undefined) {
     if (!SEARCH_MODES.includes(request.mode as (typeof SEARCH_MODES)[number])) throw new ApiArgumentError(`search: mode: expected one of ${SEARCH_MODES.join(', ')}`);

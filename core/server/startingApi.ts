@@ -1,7 +1,7 @@
 // The CairnApi the UI sees while the core starts. CairnService.start() returns only once the vault's first indexing
 // is done, which for a large vault takes minutes: the window must not stay blank (or say nothing) meanwhile.
 // Events flow from the first moment, getState() reports the indexing progress, other calls wait for the core.
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse, TagCount, ModelsView, ChooseModelResult } from '../appApi.js';
 
 export class StartingApi implements CairnApi {
   private core: CairnApi | null = null;
@@ -88,6 +88,18 @@ export class StartingApi implements CairnApi {
   }
   async openInEditor(path: string): Promise<void> {
     return (await this.use()).openInEditor(path);
+  }
+  async listTags(): Promise<TagCount[]> {
+    return (await this.use()).listTags();
+  }
+  async listModels(): Promise<ModelsView> {
+    return (await this.use()).listModels();
+  }
+  async chooseModel(modelId: string): Promise<ChooseModelResult> {
+    return (await this.use()).chooseModel(modelId);
+  }
+  async cancelModelDownload(): Promise<void> {
+    return (await this.use()).cancelModelDownload();
   }
   subscribe(listener: (event: AppEvent) => void): () => void {
     this.listeners.add(listener);

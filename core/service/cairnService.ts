@@ -5,8 +5,8 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { answerQuestion } from '../answer/index.js';
 import { highlightTerms } from '../search/highlightTerms.js';
-import { CairnVault, type AdaptProgress, type IndexEvent, type SearchRequest, type SearchResponse } from '../api.js';
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
+import { CairnError, CairnVault, type AdaptProgress, type IndexEvent, type SearchRequest, type SearchResponse, type TagCount } from '../api.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ChooseModelResult, ModelsView, ConfigProblem, ConfigView, FileStatus, NoteView, SaveConfigResult } from '../appApi.js';
 import { setConfigValue } from '../config/editConfig.js';
 import { checkConfigText, type DataFolderKey } from '../config/checkConfigText.js';
 import { CONFIG_SCHEMA, defaultConfig, type CairnConfig, type OptionSpec } from '../config/schema.js';
@@ -15,6 +15,7 @@ import { VaultWatcher, type VaultChangeBatch } from '../live/vaultWatcher.js';
 import { SerialQueue } from '../live/serialQueue.js';
 import { parseFrontmatter } from '../parse/frontmatter.js';
 import { resolveNoteBlockRefs } from './noteBlockRefs.js';
+import { ModelChooser } from './modelChoice.js';
 
 export interface ServiceOptions {
   /** config.toml to use and watch; without one, defaults apply (and settings cannot be saved). */
@@ -64,6 +65,12 @@ export class CairnService implements CairnApi {
   private closed = false;
   /** A vault chosen on the command line or in the app wins over `[vault] path` across config reloads. */
   private vaultOverride?: string;
+  /** The settings' model choice and its download. */
+  private readonly models = new ModelChooser({
+    config: () => this.config,
+    emit: (event) => this.emit(event),
+    saveConfigValues: (values) => this.saveConfigValues(values),
+  });
 
   private constructor(
     private config: CairnConfig,
@@ -111,7 +118,7 @@ export class CairnService implements CairnApi {
   async openVault(vaultPath: string): Promise<AppState> {
     const absolute = path.resolve(vaultPath);
     const info = await stat(absolute).catch(() => undefined);
-    if (!info?.isDirectory()) throw new Error(`${absolute} is not a folder`);
+    if (!info?.isDirectory()) throw new CairnError(`${absolute} is not a folder`);
     const config = structuredClone(this.config);
     config.vault.path = absolute;
     const previousOverride = this.vaultOverride;
@@ -130,6 +137,22 @@ export class CairnService implements CairnApi {
   search(request: SearchRequest): Promise<SearchResponse> {
     if (!this.vault) throw new Error('no vault is open');
     return this.vault.search(request);
+  }
+
+  async listTags(): Promise<TagCount[]> {
+    return this.vault?.tags() ?? [];
+  }
+
+  listModels(): Promise<ModelsView> {
+    return this.models.list();
+  }
+
+  chooseModel(modelId: string): Promise<ChooseModelResult> {
+    return this.models.choose(modelId);
+  }
+
+  cancelModelDownload(): Promise<void> {
+    return this.models.cancel();
   }
 
   /**

@@ -1,13 +1,14 @@
 // The app shell: the search/ask box on top, results on the left, the open note on the right, indexing status at
 // the bottom; settings and the vault picker replace the workspace when open.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { SearchResult } from '../../core/appApi.ts';
+import type { SearchResponse, SearchResult } from '../../core/appApi.ts';
 import { AskPanel, type Passage } from './components/AskPanel.tsx';
 import { FailedFiles } from './components/FailedFiles.tsx';
 import { IndexingPanel, IndexingStatus } from './components/IndexingStatus.tsx';
 import { NoteView, type NoteTarget } from './components/NoteView.tsx';
 import { ResultList } from './components/ResultList.tsx';
 import { QueryFilters } from './components/QueryFilters.tsx';
+import { TagSuggestions } from './components/TagSuggestions.tsx';
 import { SearchBar, type InputMode } from './components/SearchBar.tsx';
 import { Toasts } from './components/Toasts.tsx';
 import { VaultPicker } from './components/VaultPicker.tsx';
@@ -19,6 +20,9 @@ import { ASK_KEYS, BACK_KEYS, FOCUS_KEYS, SEARCH_KEYS, inField, shortcutOf } fro
 import { useAppModel } from './hooks/useAppModel.ts';
 import { useAsk } from './hooks/useAsk.ts';
 import { useSearch } from './hooks/useSearch.ts';
+import { useTags } from './hooks/useTags.ts';
+import { completeTag } from '../../core/search/tagIndex.ts';
+import { completeTypedTag, replaceTag, typedTag } from './search/tagCompletion.ts';
 import type { SearchMode } from './search/searchMode.ts';
 import { SettingsView } from './settings/SettingsView.tsx';
 
@@ -47,6 +51,19 @@ export function App() {
   const search = useSearch(activeQuery, searchMode, model.revision, !!vault);
   const asking = useAsk();
   const results = search.response?.results ?? [];
+  // The `tag:` being typed completes from the index's tag list.
+  const typing = inputMode === 'search' ? typedTag(query) : undefined;
+  const tags = useTags(!!typing, model.revision, vault);
+  const completions = typing && tags ? completeTag(typing.prefix, tags) : [];
+  // With nothing to offer for a prefix typed, the empty state says more (a tag no note has, with the nearest).
+  const showCompletions = !!typing && !!tags && (completions.length > 0 || !typing.prefix);
+  const pickTag = (tag: string) => {
+    if (typing) setQuery(completeTypedTag(query, typing, tag));
+    searchInput.current?.focus();
+  };
+  const incompleteOnly = !!search.response?.incomplete && !search.response.text && search.response.operators.length === 0;
+  // `tag:gar` on its way to `tag:gardening`: no note has "gar", but that is no news while tags complete it.
+  const stillTyping = !!typing?.prefix && completions.length > 0 && !!search.response?.unknownTags?.some((u) => u.tag.toLowerCase() === typing.prefix.toLowerCase());
 
   useEffect(() => setSelected(0), [search.response]);
 
@@ -58,6 +75,23 @@ export function App() {
       searchInput.current?.select();
     });
   }, []);
+
+  /** The response's filter chips and problems, with the fixes they offer (replace a misspelt tag, drop a filter). */
+  const queryFilters = (response: SearchResponse) => (
+    <QueryFilters
+      operators={response.operators}
+      problems={response.problems ?? []}
+      unknownTags={response.unknownTags ?? []}
+      onReplaceTag={(wrong, right) => {
+        setQuery((q) => replaceTag(q, wrong, right));
+        focusSearch();
+      }}
+      onRemove={(operator) => {
+        setQuery((q) => withoutOperator(q, operator.text));
+        focusSearch();
+      }}
+    />
+  );
 
   // The box has focus on load, as soon as it is enabled (a vault is open).
   const hasVault = !!vault;
@@ -264,17 +298,47 @@ export function App() {
                 <AskPanel state={asking.state} openTarget={note} onOpen={openPassage} onRetry={() => asking.ask(asking.state!.question)} />
               ) : activeQuery.trim() ? (
                 search.response && results.length === 0 && !search.loading ? (
-                  <div className="empty-state" data-testid="no-results">
-                    <h2>No passages match “{activeQuery.trim()}”</h2>
-                    <p className="muted">Try other words, or switch the mode to Meaning to search by similarity.</p>
-                  </div>
+                  stillTyping ? (
+                    <div className="empty-state" data-testid="tag-typing">
+                      <TagSuggestions tags={completions} prefix={typing!.prefix} onPick={pickTag} />
+                      <p className="muted">No note has the tag #{typing!.prefix}: pick one of these, or keep typing.</p>
+                    </div>
+                  ) : incompleteOnly ? (
+                    <div className="empty-state" data-testid="filter-incomplete">
+                      {showCompletions && <TagSuggestions tags={completions} prefix={typing!.prefix} onPick={pickTag} />}
+                      <h2>Finish the filter</h2>
+                      <p className="muted">
+                        {search.response.incomplete!.join(' ')} needs a value: <code>tag:name</code>, <code>path:Folder/</code>, <code>after:2026-01-01</code> or{' '}
+                        <code>before:2026-02</code>.{typing ? ' Pick a tag above, or keep typing.' : ''}
+                      </p>
+                    </div>
+                  ) : (
+                    <div className="empty-state" data-testid="no-results">
+                      {showCompletions && <TagSuggestions tags={completions} prefix={typing!.prefix} onPick={pickTag} />}
+                      <h2>
+                        {search.response.unknownTags?.length
+                          ? `No note has the tag ${search.response.unknownTags.map((t) => `#${t.tag}`).join(', ')}`
+                          : `No passages match “${activeQuery.trim()}”`}
+                      </h2>
+                      {queryFilters(search.response)}
+                      {!search.response.unknownTags?.length && <p className="muted">Try other words, or switch the mode to Meaning to search by similarity.</p>}
+                    </div>
+                  )
                 ) : (
                   <>
-                    {search.response && (
+                    {showCompletions && <TagSuggestions tags={completions} prefix={typing!.prefix} onPick={pickTag} />}
+                    {search.response && results.length > 0 && (
                       <p className="results-summary muted small" data-testid="results-summary">
-                        {search.response.text
-                          ? `${results.length} passage${results.length === 1 ? '' : 's'} · ${search.response.mode}`
-                          : `${results.length} note${results.length === 1 ? '' : 's'} kept by the filters, newest first`}{' '}
+                        {resultsSummary(results.length, search.response.total ?? results.length, !!search.response.text)}
+                        {search.response.text ? ` · ${search.response.mode}` : ', newest first'}
+                        {search.response.more && (
+                          <>
+                            {' — '}
+                            <button type="button" className="link-button" data-testid="show-more-summary" tabIndex={-1} onClick={search.loadMore} disabled={search.loadingMore}>
+                              show more
+                            </button>
+                          </>
+                        )}{' '}
                         · {Math.round(search.response.tookMs)} ms
                         {model.progress && model.rebuilding === FIRST_INDEX_REASON && (
                           <span className="warning-text" data-testid="results-partial">
@@ -285,17 +349,15 @@ export function App() {
                         {search.response.expansions.length > 0 && <> · also searched: {search.response.expansions.slice(0, 4).map((e) => e.term).join(', ')}</>}
                       </p>
                     )}
-                    {search.response && (
-                      <QueryFilters
-                        operators={search.response.operators}
-                        problems={search.response.problems ?? []}
-                        onRemove={(operator) => {
-                          setQuery((q) => withoutOperator(q, operator.text));
-                          focusSearch();
-                        }}
-                      />
-                    )}
+                    {search.response && queryFilters(search.response)}
                     {resultList}
+                    {search.response?.more && (
+                      <div className="show-more">
+                        <button type="button" data-testid="show-more" onClick={search.loadMore} disabled={search.loadingMore}>
+                          {search.loadingMore ? 'Loading…' : `Show more (${(search.response.total - results.length).toLocaleString()} more)`}
+                        </button>
+                      </div>
+                    )}
                   </>
                 )
               ) : (
@@ -334,6 +396,12 @@ export function App() {
       <Toasts />
     </div>
   );
+}
+
+/** "10 of 75 notes kept by the filters", "10 of 60 passages", or "3 passages" when that is all. */
+export function resultsSummary(shown: number, total: number, ranked: boolean): string {
+  const noun = ranked ? (total === 1 ? 'passage' : 'passages') : `${total === 1 ? 'note' : 'notes'} kept by the filters`;
+  return shown < total ? `${shown.toLocaleString()} of ${total.toLocaleString()} ${noun}` : `${total.toLocaleString()} ${noun}`;
 }
 
 /** The query without one operator as typed (its first occurrence), the spaces around it closed up. */

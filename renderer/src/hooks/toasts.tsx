@@ -14,6 +14,8 @@ interface ToastApi {
   /** Reports a failed call: "Search failed: <reason>". */
   reportError(what: string, error: unknown): void;
   dismiss(id: number): void;
+  /** Dismisses every toast whose text starts so (a problem that is fixed, or told again in newer words). */
+  dismissStartingWith(prefix: string): void;
 }
 
 const ToastContext = createContext<ToastApi | null>(null);
@@ -23,6 +25,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const nextId = useRef(1);
   const dismiss = useCallback((id: number) => setToasts((list) => list.filter((t) => t.id !== id)), []);
+  const dismissStartingWith = useCallback((prefix: string) => setToasts((list) => list.filter((t) => !t.text.startsWith(prefix))), []);
   const notify = useCallback(
     (kind: Toast['kind'], text: string) => {
       const id = nextId.current++;
@@ -33,7 +36,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     [dismiss],
   );
   const reportError = useCallback((what: string, error: unknown) => notify('error', `${what}: ${error instanceof Error ? error.message : String(error)}`), [notify]);
-  const value = useMemo(() => ({ toasts, notify, reportError, dismiss }), [toasts, notify, reportError, dismiss]);
+  const value = useMemo(() => ({ toasts, notify, reportError, dismiss, dismissStartingWith }), [toasts, notify, reportError, dismiss, dismissStartingWith]);
   return <ToastContext.Provider value={value}>{children}</ToastContext.Provider>;
 }
 

@@ -76,8 +76,9 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
     case 'focus-search':
       return { ...model, focusRequest: model.focusRequest + 1 };
     case 'error':
-    // Answers stream to the ask panel, which listens for its own request.
+    // Answers stream to the ask panel, which listens for its own request; model downloads to the model picker.
     case 'answer-token':
+    case 'model-download':
       return model;
   }
 }
@@ -86,9 +87,12 @@ function countsChanged(before: AppState | null, after: AppState): boolean {
   return before?.status?.notes !== after.status?.notes || before?.status?.chunks !== after.status?.chunks;
 }
 
+/** How a rejected config.toml's toast starts. */
+const CONFIG_REJECTED = 'config.toml was not applied: ';
+
 export function useAppModel(): { model: AppModel; applyState(state: AppState): void } {
   const { api } = useApi();
-  const { notify, reportError } = useToasts();
+  const { notify, reportError, dismissStartingWith } = useToasts();
   const [model, dispatch] = useReducer(reduce, initial);
 
   useEffect(() => {
@@ -97,11 +101,19 @@ export function useAppModel(): { model: AppModel; applyState(state: AppState): v
       if (!live) return;
       dispatch(event);
       if (event.type === 'error') notify('error', event.message);
-      else if (event.type === 'config-rejected') notify('error', `config.toml was not applied: ${describeProblem(event.problem)}`);
-      else if (event.type === 'adapt-finished' && event.adapted) notify('info', "Learned this vault's vocabulary; re-embedding the notes with it (searches keep working).");
-      else if (event.type === 'config-applied') notify('info', event.rebuild ? `Settings applied; rebuilding the index (${event.rebuild}).` : 'Settings applied.');
-      // Counts, model and the like change with indexing: fetch the state that goes with the new index.
-      else if (event.type === 'indexing-finished') void api.getState().then((state) => live && dispatch({ type: 'state', state }), () => {});
+      else if (event.type === 'config-rejected') {
+        // Only the file's current problems are shown: an older rejection is replaced, and goes once the file is fixed.
+        dismissStartingWith(CONFIG_REJECTED);
+        notify('error', `${CONFIG_REJECTED}${describeProblem(event.problem)}`);
+      } else if (event.type === 'adapt-finished' && event.adapted) {
+        notify('info', "Learned this vault's vocabulary; re-embedding the notes with it (searches keep working).");
+      } else if (event.type === 'config-applied') {
+        dismissStartingWith(CONFIG_REJECTED);
+        notify('info', event.rebuild ? `Settings applied; rebuilding the index (${event.rebuild}).` : 'Settings applied.');
+      } else if (event.type === 'indexing-finished') {
+        // Counts, model and the like change with indexing: fetch the state that goes with the new index.
+        void api.getState().then((state) => live && dispatch({ type: 'state', state }), () => {});
+      }
     });
     api.getState().then(
       (state) => live && dispatch({ type: 'state', state }),
@@ -111,7 +123,7 @@ export function useAppModel(): { model: AppModel; applyState(state: AppState): v
       live = false;
       unsubscribe();
     };
-  }, [api, notify, reportError]);
+  }, [api, notify, reportError, dismissStartingWith]);
 
   const applyState = useCallback((state: AppState) => dispatch({ type: 'state', state }), []);
   return { model, applyState };

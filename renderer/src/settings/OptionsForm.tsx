@@ -11,8 +11,12 @@ interface OptionsFormProps {
   onSaved(result: Extract<SaveConfigResult, { ok: true }>): void;
 }
 
-export function OptionsForm({ view, onSaved }: OptionsFormProps) {
+/** Options with a control of their own elsewhere in Settings: the embedding model has the model picker. */
+const OWN_CONTROL = new Set(['embedding.model']);
+
+export function OptionsForm({ view: fullView, onSaved }: OptionsFormProps) {
   const { api } = useApi();
+  const view = useMemo(() => ({ ...fullView, options: fullView.options.filter((o) => !OWN_CONTROL.has(optionId(o))) }), [fullView]);
   const initialDrafts = useMemo(() => Object.fromEntries(view.options.map((o) => [optionId(o), toDraft(o, o.value)])), [view]);
   const [drafts, setDrafts] = useState<Record<string, Draft>>(initialDrafts);
   const [errors, setErrors] = useState<Record<string, string>>({});

@@ -6,6 +6,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { describeProblem } from '../hooks/useAppModel.ts';
 import { useToasts } from '../hooks/toasts.tsx';
 import { ConfigTextEditor } from './ConfigTextEditor.tsx';
+import { ModelPicker } from './ModelPicker.tsx';
 import { OptionsForm } from './OptionsForm.tsx';
 
 type Tab = 'options' | 'file';
@@ -45,7 +46,12 @@ export function SettingsView({ onClose, reloadKey }: { onClose(): void; reloadKe
         </div>
       )}
       <div className="settings-body">
-        {!view ? <p className="muted">Loading…</p> : tab === 'options' ? <OptionsForm view={view} onSaved={saved} /> : <ConfigTextEditor view={view} onSaved={saved} />}
+        {!view ? <p className="muted">Loading…</p> : tab === 'options' ? (
+          <>
+            <ModelPicker reloadKey={reloadKey} />
+            <OptionsForm view={view} onSaved={saved} />
+          </>
+        ) : <ConfigTextEditor view={view} onSaved={saved} />}
       </div>
     </section>
   );

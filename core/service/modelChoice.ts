@@ -1,0 +1,102 @@
+// Choosing the embedding model from the settings: the catalog with what is on disk, and a download (one at a time)
+// with progress events, cancel and resume, its files checked, then `[embedding] model` saved to config.toml (the
+// vault then rebuilds, reusing the embedding cache). Offline, it says so at once and the current model stays.
+import path from 'node:path';
+import type { AppEvent, ChooseModelResult, ModelsView, SaveConfigResult } from '../appApi.js';
+import type { CairnConfig } from '../config/schema.js';
+import { describeLocalModel, EmbeddingModelError, onnxFileFor, type EmbedderOptions } from '../embedding/embedder.js';
+import { MODEL_CATALOG } from '../embedding/modelCatalog.js';
+import { downloadHubModel, ModelDownloadError } from '../embedding/modelDownload.js';
+import { defaultDataRoot } from '../indexing/dataPaths.js';
+
+export interface ModelChoiceHost {
+  config(): CairnConfig;
+  emit(event: AppEvent): void;
+  saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult>;
+  /** Where bundled models are (tests); default the repository's models/. */
+  modelsDir?: string;
+}
+
+export class ModelChooser {
+  private download?: { modelId: string; controller: AbortController };
+  /** A choice saved to config.toml whose vault is still being reopened: `from` is the model in force until then. */
+  private saved?: { modelId: string; from: string };
+
+  constructor(private readonly host: ModelChoiceHost) {}
+
+  async list(): Promise<ModelsView> {
+    const config = this.host.config();
+    const current = this.currentModel(config);
+    const ids = MODEL_CATALOG.map((m) => m.id);
+    const entries = [...MODEL_CATALOG];
+    // A model set by hand (an "other" hub id) is listed too, so the choice shows what is in force.
+    if (!ids.includes(current)) {
+      entries.push({ id: current, label: current, bundled: false, size: 'unknown', languages: 'see its model card', speed: 'unknown', dims: 0, source: `https://huggingface.co/${current}`, prefixes: { query: '', passage: '' } });
+    }
+    const models = await Promise.all(entries.map(async (m) => ({ ...m, prefixes: { ...m.prefixes }, onDisk: await this.onDisk(m.id, config) })));
+    return { current, models, downloading: this.download?.modelId ?? null };
+  }
+
+  async choose(modelId: string): Promise<ChooseModelResult> {
+    const config = this.host.config();
+    if (this.download) {
+      if (this.download.modelId === modelId) return { ok: false, reason: 'busy', message: `"${modelId}" is being downloaded already.` };
+      return { ok: false, reason: 'busy', message: `"${this.download.modelId}" is being downloaded; cancel it first.` };
+    }
+    if (!(await this.onDisk(modelId, config))) {
+      const controller = new AbortController();
+      this.download = { modelId, controller };
+      try {
+        await downloadHubModel({
+          modelId,
+          onnxFile: onnxFileFor(config.embedding.dtype),
+          dataRoot: dataRootOf(config),
+          signal: controller.signal,
+          onProgress: (progress) => this.host.emit({ type: 'model-download', ...progress }),
+        });
+        // The files as createEmbedder will read them: config.json and tokenizer.json parse, the weights are there.
+        if (!(await this.onDisk(modelId, config))) throw new ModelDownloadError('damaged', `"${modelId}" was downloaded but its folder is incomplete; try again.`);
+      } catch (error) {
+        if (error instanceof ModelDownloadError) return { ok: false, reason: error.reason, message: error.message };
+        return { ok: false, reason: 'failed', message: (error as Error).message };
+      } finally {
+        this.download = undefined;
+      }
+    }
+    if (this.currentModel(config) === modelId) return { ok: true };
+    const saved = await this.host.saveConfigValues({ 'embedding.model': modelId });
+    if (saved.ok) this.saved = { modelId, from: config.embedding.model };
+    return saved.ok ? { ok: true, ...(saved.rebuild ? { rebuild: saved.rebuild } : {}) } : { ok: false, reason: 'config', message: saved.problem.message };
+  }
+
+  /** The model in force, or the one just saved while the vault is reopened with it. */
+  private currentModel(config: CairnConfig): string {
+    if (this.saved && this.saved.from !== config.embedding.model) this.saved = undefined;
+    return this.saved?.modelId ?? config.embedding.model;
+  }
+
+  async cancel(): Promise<void> {
+    this.download?.controller.abort();
+  }
+
+  private async onDisk(modelId: string, config: CairnConfig): Promise<boolean> {
+    const options: EmbedderOptions = {
+      model: modelId,
+      dtype: config.embedding.dtype,
+      batchSize: 0,
+      maxTokens: 0,
+      dataRoot: dataRootOf(config),
+      ...(this.host.modelsDir ? { modelsDir: this.host.modelsDir } : {}),
+    };
+    try {
+      return (await describeLocalModel(options)) !== undefined;
+    } catch (error) {
+      if (error instanceof EmbeddingModelError) return false;
+      throw error;
+    }
+  }
+}
+
+function dataRootOf(config: CairnConfig): string {
+  return config.index.data_dir ? path.resolve(config.index.data_dir) : defaultDataRoot();
+}
