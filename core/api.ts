@@ -410,6 +410,8 @@ export class CairnVault {
   }
 
   status(manifest?: Manifest): VaultStatus {
+    // Compared with every chunk hash: computed once per status.
+    const adaptationDue = this.adaptationDue();
     const faiss = faissStatus();
     const failed = [...this.state.store.failures].map(([p, reason]) => ({ path: p, reason }));
     const frontmatterErrors = [...this.state.store.allNotes()].filter((n) => n.frontmatterError).map((n) => ({ path: n.path, reason: n.frontmatterError! }));
@@ -426,7 +428,7 @@ export class CairnVault {
       dtype: this.embedder.dtype,
       tokenWindow: this.embedder.tokens.window,
       table: this.tableStatus(),
-      ...(this.adaptationDue() ? { adaptationDue: this.adaptationDue() } : {}),
+      ...(adaptationDue ? { adaptationDue } : {}),
       ...(this.pendingRebuild ? { pendingRebuild: this.pendingRebuild } : {}),
       ...(manifest ? { manifest } : {}),
       failed,

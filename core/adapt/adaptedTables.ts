@@ -88,23 +88,18 @@ export async function recordAdaptation(dataDir: string, state: AdaptationState, 
   const dir = adaptedDir(dataDir);
   await writeFileAtomic(path.join(dir, TRAINED_ON_FILE), `${[...trainedOn].join('\n')}\n`);
   await writeFileAtomic(path.join(dir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-  await removeTablesExcept(dataDir, state.table);
+  await removeTablesExcept(dataDir, state.table, state.tableHash);
 }
 
-/** Deletes table folders other than `keep` (leftovers of a crash, replaced tables) with their embedding caches. */
-export async function removeTablesExcept(dataDir: string, keep: string | null, keepHash?: string): Promise<void> {
+/** Deletes table folders other than `keep` (leftovers of a crash, replaced tables) and caches of tables other than `keepHash`. */
+export async function removeTablesExcept(dataDir: string, keep: string | null, keepHash: string | undefined): Promise<void> {
   const dir = adaptedDir(dataDir);
   for (const entry of await readdir(dir).catch(() => [] as string[])) {
     if (/^t\d+(\.notes\.jsonl)?$/.test(entry) && entry !== keep) await rm(path.join(dir, entry), { recursive: true, force: true });
   }
-  let hash = keepHash;
-  if (hash === undefined && keep) {
-    const state = JSON.parse(await readFile(path.join(dir, STATE_FILE), 'utf8').catch(() => '{}')) as Partial<AdaptationState>;
-    hash = state.tableHash;
-  }
   for (const entry of await readdir(dataDir).catch(() => [] as string[])) {
     const match = /^embeddings-([0-9a-f]+)\.bin$/.exec(entry);
-    if (match && match[1] !== hash) await rm(path.join(dataDir, entry), { force: true });
+    if (match && match[1] !== keepHash) await rm(path.join(dataDir, entry), { force: true });
   }
 }
 

@@ -1,4 +1,5 @@
 import { lineOf, lineStarts } from '../parse/lineNumbers.js';
+import { firstStartingAt } from '../parse/sortedSpans.js';
 import { createHash } from 'node:crypto';
 import type { ChunkingConfig } from '../config/schema.js';
 import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/frontmatter.js';
@@ -217,14 +218,8 @@ function refsOutsideCode(text: string, span: Span, codeRanges: Array<[number, nu
 
 /** Whether any of the blocks (sorted by start) starts in `[start, end)`. */
 function startsWithin(blocks: readonly Span[], start: number, end: number): boolean {
-  let lo = 0;
-  let hi = blocks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (blocks[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < blocks.length && blocks[lo].start < end;
+  const first = firstStartingAt(blocks, start);
+  return first < blocks.length && blocks[first].start < end;
 }
 
 /** The properties (first value of each key) and `id::`s of the outline blocks starting in a span. */

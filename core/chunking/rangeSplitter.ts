@@ -1,4 +1,5 @@
 import type { Block, Heading } from '../parse/markdownTree.js';
+import { firstStartingAt } from '../parse/sortedSpans.js';
 import type { OutlineBlock } from '../parse/outlineBlocks.js';
 
 export interface Span {
@@ -244,13 +245,7 @@ function startingWithin<T extends Span>(sorted: readonly T[], start: number, end
 }
 
 function indicesStartingWithin(sorted: readonly Span[], start: number, end: number): [number, number] {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstStartingAt(sorted, start);
   let to = lo;
   while (to < sorted.length && sorted[to].start < end) to++;
   return [lo, to];

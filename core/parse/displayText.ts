@@ -1,4 +1,5 @@
 import { findBlockRefs, type BlockLookup } from './logseqBlocks.js';
+import { firstStartingAt } from './sortedSpans.js';
 import type { NoteOutline, PropertyLine } from './outlineBlocks.js';
 
 /** A replacement of `source[start, end)` in the text shown and indexed for a chunk. */
@@ -126,13 +127,7 @@ function longestRun(text: string, char: string): number {
  * inside it, and deletions clipped to it (a range that ends inside a property line still drops that line's text).
  */
 export function applyEdits(source: string, start: number, end: number, edits: readonly TextEdit[]): string {
-  let lo = 0;
-  let hi = edits.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (edits[mid].start < start) lo = mid + 1;
-    else hi = mid;
-  }
+  let lo = firstStartingAt(edits, start);
   if (lo > 0 && edits[lo - 1].end > start) lo--;
   let out = '';
   let at = start;
