@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { adaptStaticModel, type AdaptOptions } from '../core/adapt/adaptStaticModel.js';
 

@@ -1,8 +1,8 @@
 // The heavy half of engine.bench.ts, in a process of its own: index, rebuild and query latency on a real vault.
 // Its data folder is then used by the parent for the ready-to-query measurement.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { IndexSummary } from '../core/api.js';
-import type { SearchMode } from '../core/search/queryOrchestrator.js';
+import type { IndexSummary } from '../core/app/index.js';
+import type { SearchMode } from '../core/contract/search.js';
 import { argValue, mb, openVault, percentile, random, rssSampler } from './support.js';
 
 const args = process.argv.slice(2);

@@ -12,7 +12,7 @@ import MiniSearch from 'minisearch';
 import { createChunker } from '../core/chunking/createChunker.js';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { KEYWORD_FIELD_BOOSTS, KeywordIndex, type KeywordDoc } from '../core/indices/keywordIndex.js';
+import { KEYWORD_FIELD_BOOSTS, KeywordIndex, type KeywordDoc } from '../core/indices/keyword/keywordIndex.js';
 import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
 import { readNoteFile } from '../core/vault/readNoteFile.js';
 import { scanVault } from '../core/vault/scanVault.js';

@@ -4,8 +4,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { IndexSummary } from '../core/api.js';
-import { CairnService } from '../core/service/cairnService.js';
+import { CairnService, type IndexSummary } from '../core/app/index.js';
 import { argValue, percentile, random } from './support.js';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // Shared helpers of the benchmark scripts.
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 
 export function argValue(args: string[], flag: string): string | undefined {

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createVectorIndex, faissStatus, loadVectorIndex, type VectorHit, type VectorIndexOptions } from '../core/indices/vectorIndex.js';
+import { createVectorIndex, faissStatus, loadVectorIndex, type VectorHit, type VectorIndexOptions } from '../core/indices/vector/vectorIndex.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { configProblemLines, problemOf } from '../core/config/checkConfigText.js';
 import { ConfigError } from '../core/config/loadConfig.js';
 import { registerAskCommand } from './commands/ask.js';
 import { registerChunkCommand } from './commands/chunk.js';
@@ -48,6 +49,10 @@ try {
     const informational = error.code === 'commander.version' || error.code === 'commander.helpDisplayed' || error.code === 'commander.help';
     process.exit(informational ? error.exitCode : USAGE_EXIT_CODE);
   }
-  if (error instanceof ConfigError) fail(`config: ${error.message}`);
+  if (error instanceof ConfigError) {
+    // Every problem of the file, one a line; a config that cannot be used is a usage error, like a bad option.
+    for (const line of configProblemLines(problemOf(error))) process.stderr.write(`cairn: error: config: ${line}\n`);
+    process.exit(USAGE_EXIT_CODE);
+  }
   fail(error instanceof Error ? error.message : String(error));
 }

@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { AdaptProgress, IndexEvent, IndexListener, IndexPhase, IndexSummary } from '../core/api.js';
+import type { AdaptProgress, IndexEvent, IndexListener, IndexPhase, IndexSummary } from '../core/app/index.js';
 
 const PHASE_LABEL: Record<IndexPhase, string> = { scan: 'scanning', chunk: 'chunking', embed: 'embedding', index: 'indexing', persist: 'saving' };
 

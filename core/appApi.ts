@@ -3,11 +3,18 @@
 import type { Answer } from './answer/types.js';
 import type { CatalogModel } from './embedding/modelCatalog.js';
 import type { ModelDownloadProgress } from './embedding/modelDownload.js';
-import type { AdaptProgress, IndexEvent, SearchRequest, SearchResponse, VaultStatus } from './api.js';
+import type { AdaptProgress } from './adapt/adaptStaticModel.js';
+import type { VaultStatus } from './app/vaultStatus.js';
+import type { SearchRequest, SearchResponse } from './contract/search.js';
+import type { IndexEvent } from './indexing/indexEvents.js';
 import type { TagCount } from './search/tagIndex.js';
+import type { FolderCompletion } from './vault/folderCompletion.js';
 
-export type { ChunkSummary, IndexEvent, QueryOperator, SearchRequest, SearchResponse, SearchResult, VaultStatus } from './api.js';
+export type { VaultStatus } from './app/vaultStatus.js';
+export type { ChunkSummary, QueryOperator, SearchRequest, SearchResponse, SearchResult } from './contract/search.js';
+export type { IndexEvent } from './indexing/indexEvents.js';
 export type { TagCount } from './search/tagIndex.js';
+export type { FolderCompletion, FolderKind } from './vault/folderCompletion.js';
 export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from './answer/types.js';
 
 /** A question for ask(): answered from the notes, extractively or by the configured language model. */
@@ -33,6 +40,11 @@ export interface ConfigProblem {
   column?: number;
   /** Dotted key, e.g. "chunking.max_chunk_chars". */
   key?: string;
+  /**
+   * Every problem the check found, this one first, each with its own line and key, when there are several (a bad
+   * config.toml lists them all; `message` above then sums them up on one line for readers that show one).
+   */
+  problems?: ConfigProblem[];
 }
 
 /** One option of the settings form: generated from the config schema. */
@@ -179,6 +191,8 @@ export interface CairnApi {
   openInEditor(path: string): Promise<void>;
   /** The open vault's tags with how many notes carry each, most used first: what `tag:` completes from. */
   listTags(): Promise<TagCount[]>;
+  /** The sub-folders a typed path may go on to (browser mode's vault path field): case-insensitive, "~" is home, at most 20. */
+  completeFolder(prefix: string): Promise<FolderCompletion[]>;
   /** The embedding models to choose from, the one in force, and a download under way. */
   listModels(): Promise<ModelsView>;
   /** Downloads the model if needed (progress as `model-download` events), checks it, then saves `[embedding] model`. */

@@ -2,8 +2,9 @@
 // searching works meanwhile, and once the adapted table is in use the status line says the model is adapted.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 let workspace: Workspace;
@@ -14,15 +15,10 @@ describe('vault adaptation in the app', { timeout: 240_000 }, () => {
   before(async () => {
     // Enough text to learn from (the sample vault alone is too small): field notes, adaptation on as shipped.
     workspace = await createWorkspace({ fieldNotes: 40, adapt: true });
-    server = await startServe(workspace);
-    browser = await openBrowser();
+    ({ server, browser } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('shows the learning with progress, answers searches meanwhile, then uses the adapted table', async () => {
     const { page } = browser;

@@ -5,12 +5,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
-import { createWorkspace, type Workspace } from './support/workspace.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
+import { createWorkspace, SAMPLE_NOTES, type Workspace } from './support/workspace.ts';
 
 const FIELD_NOTES = 250;
-const SAMPLE_NOTES = 15;
 
 let workspace: Workspace;
 let server: ServeProcess;
@@ -35,16 +35,10 @@ async function searchAndWait(query: string) {
 describe('Cairn in the browser', { timeout: 170_000 }, () => {
   before(async () => {
     workspace = await createWorkspace({ fieldNotes: FIELD_NOTES });
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('indexes the vault and shows the idle status line', async () => {
     await page.goto(server.url);

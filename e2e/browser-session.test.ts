@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
 import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 
@@ -37,15 +38,10 @@ let browser: BrowserSession;
 describe('browser mode across reloads, bookmarks and restarts', { timeout: 240_000 }, () => {
   before(async () => {
     workspace = await createWorkspace();
-    server = await startServe(workspace);
-    browser = await openBrowser();
+    ({ server, browser } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('a bare URL in a fresh browser explains how to open the app', async () => {
     const { page } = browser;

@@ -2,8 +2,9 @@
 // indexes it, and remembers it as a recent vault.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 let workspace: Workspace;
@@ -13,15 +14,10 @@ let browser: BrowserSession;
 describe('first run without a vault', { timeout: 120_000 }, () => {
   before(async () => {
     workspace = await createWorkspace({ noVaultInConfig: true });
-    server = await startServe(workspace, { withVault: false });
-    browser = await openBrowser();
+    ({ server, browser } = await startApp(workspace, { withVault: false }));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('asks for the vault folder, refuses a bad one, opens a good one', async () => {
     const { page } = browser;

@@ -2,8 +2,9 @@
 // the real UI, none of it may run (window.__pwned stays undefined) and none of it may reach the DOM live.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 const HOSTILE = `---
@@ -46,15 +47,10 @@ let browser: BrowserSession;
 describe('a hostile note, and a file that cannot be indexed', { timeout: 120_000 }, () => {
   before(async () => {
     workspace = await createWorkspace({ extraNotes: { 'Untrusted HTML.md': HOSTILE, 'Attachments/Scan.md': 'PDF\u0000\u0001\u0002 not text' } });
-    server = await startServe(workspace);
-    browser = await openBrowser();
+    ({ server, browser } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('renders inert, and stays inert when clicked', async () => {
     const { page } = browser;

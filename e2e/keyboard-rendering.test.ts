@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 let workspace: Workspace;
@@ -39,16 +40,10 @@ async function focusedTestId(): Promise<string | null> {
 describe('keyboard and rendering', { timeout: 150_000 }, () => {
   before(async () => {
     workspace = await createWorkspace({ extraNotes: { 'Errands.md': SHOPPING, 'Solo.md': 'zanzibarquux stands alone on one line\n' } });
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('the search box has focus on load', async () => {
     await page.goto(server.url);

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 const UUID = {
@@ -72,16 +73,10 @@ describe('a Logseq graph in the app', { timeout: 150_000 }, () => {
         'Glacier graph/pages/Pump manual.md': PUMP_MANUAL,
       },
     });
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('a search result opens with the cited block highlighted, not the whole page', async () => {
     await page.goto(server.url);

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
-import { createWorkspace, type Workspace } from './support/workspace.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
+import { createWorkspace, SAMPLE_NOTES, type Workspace } from './support/workspace.ts';
 
-const SAMPLE_NOTES = 15;
 const LOG_NOTES = 30;
 
 let workspace: Workspace;
@@ -37,18 +37,12 @@ function logNotes(): Record<string, string> {
 describe('search, filters and empty states', { timeout: 170_000 }, () => {
   before(async () => {
     workspace = await createWorkspace({ extraNotes: logNotes() });
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
     await page.goto(server.url);
     await page.getByTestId('status-notes').filter({ hasText: `${SAMPLE_NOTES + LOG_NOTES} notes` }).waitFor({ timeout: 90_000 });
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('filters alone say how many notes they keep, and "show more" pages through all of them', async () => {
     await typeQuery('tag:logbook');
@@ -101,6 +95,44 @@ describe('search, filters and empty states', { timeout: 170_000 }, () => {
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'search-input', 'the box keeps the focus');
   });
 
+  test('tag suggestions by keyboard: ↑/↓ highlight, Enter or Tab takes it, Esc closes the list, a second Esc clears', async () => {
+    const input = page.getByTestId('search-input');
+    await typeQuery('tag:');
+    await page.getByTestId('tag-suggestion').first().waitFor();
+    assert.equal(await input.getAttribute('role'), 'combobox');
+    assert.equal(await input.getAttribute('aria-expanded'), 'true');
+    const active = () => input.getAttribute('aria-activedescendant');
+    assert.equal(await active(), null, 'no highlight at first');
+    await input.press('ArrowDown');
+    await input.press('ArrowDown');
+    const second = page.getByTestId('tag-suggestion').nth(1);
+    assert.equal(await second.getAttribute('aria-selected'), 'true');
+    assert.equal(await active(), await second.getAttribute('id'));
+    await input.press('ArrowUp');
+    assert.equal(await page.getByTestId('tag-suggestion').first().getAttribute('aria-selected'), 'true');
+    await screenshot(page, 'search-tag-keyboard');
+    await input.press('Enter');
+    assert.equal(await input.inputValue(), 'tag:logbook ');
+    await page.getByTestId('results-summary').filter({ hasText: `${LOG_NOTES} notes kept by the filters` }).waitFor();
+
+    await input.fill('tag:logbook tag:gar');
+    const gardening = page.locator('[data-testid="tag-suggestion"][data-tag="gardening"]');
+    await gardening.waitFor();
+    await input.press('ArrowDown');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), 'tag:logbook tag:gardening ');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'search-input', 'Tab took the tag, not the focus');
+
+    await input.fill('tag:gar');
+    await gardening.waitFor();
+    await input.press('Escape');
+    await page.getByTestId('tag-suggestions').waitFor({ state: 'detached' });
+    assert.equal(await input.inputValue(), 'tag:gar', 'the first Esc closes the list only');
+    assert.equal(await input.getAttribute('aria-expanded'), 'false');
+    await input.press('Escape');
+    assert.equal(await input.inputValue(), '', 'the second Esc clears the box as before');
+  });
+
   test('a tag no note has says so and offers the nearest tags', async () => {
     await typeQuery('tag:gardneing');
     const empty = page.getByTestId('no-results');
@@ -124,6 +156,18 @@ describe('search, filters and empty states', { timeout: 170_000 }, () => {
     assert.match(listed, /search\.mode: expected one of .*got "fast"/);
     assert.match(listed, /also line \d+ search\.k: expected a whole number/);
     await screenshot(page, 'config-every-problem');
+    // Settings list them one a row, each with its line.
+    const lineOf = (pattern: RegExp) => String((good.split('\n').findIndex((l) => pattern.test(l)) ?? -2) + 1);
+    await chip.click();
+    const rows = page.getByTestId('config-file-problem').getByTestId('config-problem');
+    await rows.nth(1).waitFor();
+    assert.equal(await rows.count(), 2);
+    const listedRows = await rows.evaluateAll((items) => items.map((li) => ({ line: li.getAttribute('data-line'), text: li.textContent ?? '' })));
+    assert.deepEqual(listedRows.map((r) => r.line).sort(), [lineOf(/^k = 10$/), lineOf(/^mode = "hybrid"$/)].sort());
+    assert.ok(listedRows.some((r) => /^Line \d+, column \d+: search\.k expected a whole number/.test(r.text)), JSON.stringify(listedRows));
+    assert.ok(listedRows.some((r) => /search\.mode expected one of .*got "fast"/.test(r.text)), JSON.stringify(listedRows));
+    await screenshot(page, 'config-every-problem-settings');
+    await page.getByTestId('settings').getByRole('button', { name: '← Back' }).click();
 
     await writeFile(workspace.configFile, good.replace(/^mode = "hybrid"$/m, 'mode = "hybrid'));
     const unclosed = page.getByTestId('toast-error').filter({ hasText: 'unclosed string' });

@@ -6,8 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 const SECOND_NOTES = 1200;
@@ -45,16 +46,10 @@ describe('the vault switcher and the first index', { timeout: 170_000 }, () => {
       const words = Array.from({ length: 180 }, (_, i) => WORDS[(n * 7 + i * 3) % WORDS.length]).join(' ');
       await writeFile(path.join(second, `Log ${n}.md`), `# Log ${n}\n\n## Morning\n\n${words}.\n\n## Evening\n\n${words} ${n}.\n`);
     }
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('the switcher is a visible control: the vault name and a chevron, a menu with "Open another folder…"', async () => {
     await page.goto(server.url);

@@ -17,7 +17,7 @@ const ENTRIES = {
   main: 'electron/main.ts',
   coreHost: 'electron/coreHost.ts',
   embeddingWorker: 'core/embedding/embeddingWorker.ts',
-  hnswGraphWorker: 'core/indices/hnswGraphWorker.ts',
+  hnswGraphWorker: 'core/indices/vector/hnswGraphWorker.ts',
   chunkWorker: 'core/chunking/chunkWorker.ts',
   adaptWorker: 'core/adapt/adaptWorker.ts',
 };

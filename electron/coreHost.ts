@@ -3,7 +3,7 @@
 // runs in a further child process of its own.) The main process forwards the renderer's validated calls here.
 import type { AppEvent, CairnApi } from '../core/appApi.js';
 import { StartingApi } from '../core/server/startingApi.js';
-import { CairnService } from '../core/service/cairnService.js';
+import { CairnService } from '../core/app/index.js';
 import type { CoreHostOptions, FromCore, ToCore } from './coreProtocol.js';
 
 const options = JSON.parse(process.env.CAIRN_CORE_OPTIONS ?? '{}') as CoreHostOptions;

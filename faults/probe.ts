@@ -5,7 +5,7 @@
  * Usage: probe.ts --config FILE --vault DIR --data-dir DIR --queries JSON
  */
 import { parseArgs } from 'node:util';
-import { CairnVault, type SearchMode } from '../core/api.js';
+import { CairnVault, type SearchMode } from '../core/app/index.js';
 import { loadConfig } from '../core/config/loadConfig.js';
 import type { Probe } from './checker.js';
 

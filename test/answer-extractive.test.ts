@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { answerUnits, lineAt } from '../core/answer/answerUnits.js';
 import { answerQuestion, NOT_ANSWERED, type Answer, type AnswerVault } from '../core/answer/index.js';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 import { isRelevant, readQuestions } from '../core/search/evaluation.js';
 

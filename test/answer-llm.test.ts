@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { checkCitations } from '../core/answer/citationCheck.js';
 import { answerQuestion, type Answer } from '../core/answer/index.js';
 import { sseData } from '../core/answer/sseEvents.js';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 import { LoopbackServer } from './support/loopbackServer.js';
 

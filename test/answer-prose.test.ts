@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { containsHint } from '../core/answer/answerEvaluation.js';
 import { answerUnits, renderInline } from '../core/answer/answerUnits.js';
 import { answerQuestion } from '../core/answer/index.js';
-import type { CairnVault } from '../core/api.js';
+import type { CairnVault } from '../core/app/index.js';
 import { indexedNotesVault } from './support/notesVault.js';
 
 /** Literal Markdown a reader should never see in an answer's text. */

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AppEvent } from '../core/appApi.js';
 import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { ApiArgumentError, validateApiCall } from '../core/server/apiValidation.js';
-import { CairnService } from '../core/service/cairnService.js';
+import { CairnService } from '../core/app/index.js';
 import { LoopbackServer } from './support/loopbackServer.js';
 
 const QUESTION = 'How often does the cactus need water in winter?';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { citeOpeningPart, citeQueriedPart, headerPathAt } from '../core/search/citedPart.js';
-import type { ChunkSummary } from '../core/search/queryOrchestrator.js';
+import type { ChunkSummary } from '../core/contract/search.js';
 import { questionTerms } from '../core/search/termOverlap.js';
 
 // Lines 10-18 of a note: three small sections merged, cited by the longest ("Pans").

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AppEvent } from '../core/appApi.js';
-import { CairnService } from '../core/service/cairnService.js';
+import { CairnService } from '../core/app/index.js';
 import { eventually } from './support/eventually.js';
 
 const SAMPLE = new URL('../sample-vault/', import.meta.url).pathname;

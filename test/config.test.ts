@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
+import { configProblemLines, problemOf } from '../core/config/checkConfigText.js';
 import { ConfigError, loadConfig, parseConfig } from '../core/config/loadConfig.js';
 import { CONFIG_SCHEMA, defaultConfig } from '../core/config/schema.js';
 import { configErrorOf as errorOf } from './support/configError.js';
@@ -75,11 +77,11 @@ describe('config.toml', () => {
     assert.match(errorOf('[chunking]\noverlap_chars = 2000\n').message, /chunking\.overlap_chars: must be smaller than chunking\.max_chunk_chars/);
   });
 
+  let dir: string | undefined;
+  after(() => dir && rm(dir, { recursive: true, force: true }));
   describe('loading from a path', () => {
-    let dir: string;
-    after(() => rm(dir, { recursive: true, force: true }));
     it('resolves relative paths from the config file folder', async () => {
-      dir = await mkdtemp(path.join(os.tmpdir(), 'cairn-config-'));
+      dir ??= await mkdtemp(path.join(os.tmpdir(), 'cairn-config-'));
       const file = path.join(dir, 'my.toml');
       await writeFile(file, '[vault]\npath = "notes"\n[index]\ndata_dir = "../data"\n');
       const { config, file: loaded } = await loadConfig(file);
@@ -88,7 +90,55 @@ describe('config.toml', () => {
       assert.equal(config.index.data_dir, path.resolve(dir, '../data'));
     });
     it('a missing file is a ConfigError naming it', async () => {
-      await assert.rejects(loadConfig(path.join(dir, 'nope.toml')), (error: unknown) => error instanceof ConfigError && /nope\.toml: cannot read config file \(ENOENT\)/.test(error.message));
+      await assert.rejects(loadConfig(path.join(dir!, 'nope.toml')), (error: unknown) => error instanceof ConfigError && /nope\.toml: cannot read config file \(ENOENT\)/.test(error.message));
+    });
+  });
+
+  describe('every problem of a bad file, in one pass', () => {
+    const bad = '[search]\nk = "ten"\nmode = "fast"\n\n[chunking]\nmax_chunk_size = 3\n\n[nope]\nx = 1\n';
+
+    it('lists each schema problem with its file, line and key; `message` of the first still sums them up', () => {
+      const problem = problemOf(errorOf(bad));
+      assert.equal(problem.key, 'search.k');
+      assert.equal(problem.line, 2);
+      assert.match(problem.message, /also line 3/);
+      assert.deepEqual(
+        problem.problems?.map(({ file, line, key }) => ({ file, line, key })),
+        [
+          { file: 'config.toml', line: 2, key: 'search.k' },
+          { file: 'config.toml', line: 3, key: 'search.mode' },
+          { file: 'config.toml', line: 6, key: 'chunking.max_chunk_size' },
+          { file: 'config.toml', line: 8, key: 'nope' },
+        ],
+      );
+      assert.match(problem.problems![1].message, /^expected one of "hybrid", "keyword", "vector", got "fast"$/);
+      assert.deepEqual(configProblemLines(problem).map((line) => line.split(': ')[0]), ['config.toml:2:5', 'config.toml:3:8', 'config.toml:6:18', 'config.toml:8:1']);
+    });
+
+    it('a TOML syntax error stops the parse: it is the one problem', () => {
+      const problem = problemOf(errorOf('[search]\nk = "ten"\nmode = = 3\n'));
+      assert.equal(problem.problems, undefined);
+      assert.equal(problem.line, 3);
+      assert.deepEqual(configProblemLines(problem).length, 1);
+    });
+
+    it('the CLI prints every problem, one a line, and exits 2', async () => {
+      dir ??= await mkdtemp(path.join(os.tmpdir(), 'cairn-config-'));
+      const file = path.join(dir, 'bad.toml');
+      await writeFile(file, bad);
+      const cli = spawnSync(process.execPath, [new URL('../bin/cairn', import.meta.url).pathname, 'index', '--config', file], {
+        encoding: 'utf8',
+        env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'data') },
+        timeout: 60_000,
+      });
+      assert.equal(cli.status, 2, cli.stderr);
+      const lines = cli.stderr.trim().split('\n');
+      assert.deepEqual(lines.map((line) => /^cairn: error: config: .*bad\.toml:(\d+):\d+: ([\w.]+): /.exec(line)?.slice(1)), [
+        ['2', 'search.k'],
+        ['3', 'search.mode'],
+        ['6', 'chunking.max_chunk_size'],
+        ['8', 'nope'],
+      ]);
     });
   });
 });

@@ -6,11 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault } from '../core/api.js';
+import { CairnService, CairnVault } from '../core/app/index.js';
 import type { AppEvent } from '../core/appApi.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { isInside, realPathOf } from '../core/indexing/dataPaths.js';
-import { CairnService } from '../core/service/cairnService.js';
 import { eventually } from './support/eventually.js';
 
 const CAIRN = new URL('../bin/cairn', import.meta.url).pathname;

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { answerQuestion } from '../core/answer/index.js';
-import { CairnVault, type SearchMode } from '../core/api.js';
+import { CairnVault, type SearchMode } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 
 /** The same section in six notes: identical chunk texts, so keyword and vector scores tie exactly. */

@@ -3,7 +3,7 @@
 // helpers of the main process. Electron's own ipcRenderer/contextBridge are stood in for: they are the system edge.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse, TagCount } from '../core/appApi.js';
+import type { AppEvent, AskRequest, AskResponse, NoteView, SearchRequest, SearchResponse } from '../core/appApi.js';
 import { REMOTE_METHODS } from '../core/server/apiMethods.js';
 import { ApiArgumentError, checkNotePath, validateApiCall } from '../core/server/apiValidation.js';
 import { isAllowedExternalUrl } from '../electron/externalLinks.js';
@@ -11,69 +11,19 @@ import { CALL_CHANNEL, CHOOSE_FOLDER_CHANNEL, EVENT_CHANNEL } from '../electron/
 import { createIpcDispatcher } from '../electron/ipcDispatcher.js';
 import { exposeDesktopApi, PRELOAD_METHODS, type IpcRendererLike } from '../electron/preloadBridge.js';
 import { onScreen } from '../electron/windowState.js';
+import { RecordingApi } from './support/recordingApi.js';
 
-/** Implements CairnApi and nothing more: its method names are the interface's. */
-class RecordingApi implements CairnApi {
-  readonly calls: Array<{ method: string; args: unknown[] }> = [];
-  private note(method: string, args: unknown[]) {
-    this.calls.push({ method, args });
+/** The shared recording api, with the answers this file's assertions were written against. */
+class IpcRecordingApi extends RecordingApi {
+  override async search(request: SearchRequest): Promise<SearchResponse> {
+    return { ...(await super.search(request)), tookMs: 0 };
   }
-  async getState(): Promise<AppState> {
-    this.note('getState', []);
-    return { vault: '/v', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+  override async ask(request: AskRequest): Promise<AskResponse> {
+    return { ...(await super.ask(request)), answer: 'A [1].' };
   }
-  async openVault(folder: string): Promise<AppState> {
-    this.note('openVault', [folder]);
-    return this.getState();
-  }
-  async search(request: SearchRequest): Promise<SearchResponse> {
-    this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false };
-  }
-  async ask(request: AskRequest): Promise<AskResponse> {
-    this.note('ask', [request]);
-    return { answer: 'A [1].', mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] };
-  }
-  async getNote(notePath: string): Promise<NoteView> {
+  override async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
     throw new Error(`${notePath} is not an indexed note`);
-  }
-  async resolveLink(target: string, fromPath: string): Promise<string | null> {
-    this.note('resolveLink', [target, fromPath]);
-    return null;
-  }
-  async getConfig(): Promise<ConfigView> {
-    this.note('getConfig', []);
-    return { file: '', text: '', options: [] };
-  }
-  async saveConfigText(text: string): Promise<SaveConfigResult> {
-    this.note('saveConfigText', [text]);
-    return { ok: true };
-  }
-  async saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult> {
-    this.note('saveConfigValues', [values]);
-    return { ok: true };
-  }
-  async openInEditor(notePath: string): Promise<void> {
-    this.note('openInEditor', [notePath]);
-  }
-  async listTags(): Promise<TagCount[]> {
-    this.note('listTags', []);
-    return [];
-  }
-  async listModels() {
-    this.note('listModels', []);
-    return { current: 'cairn-glove-100d', models: [], downloading: null };
-  }
-  async chooseModel(modelId: string) {
-    this.note('chooseModel', [modelId]);
-    return { ok: true as const };
-  }
-  async cancelModelDownload() {
-    this.note('cancelModelDownload', []);
-  }
-  subscribe(): () => void {
-    return () => {};
   }
 }
 
@@ -244,7 +194,7 @@ describe('api argument validation (shared by HTTP and IPC)', () => {
 
 describe('main-process IPC dispatcher', () => {
   test('forwards valid calls and returns their results', async () => {
-    const api = new RecordingApi();
+    const api = new IpcRecordingApi();
     const dispatch = createIpcDispatcher(api, { openInEditor: async () => {} });
     assert.deepEqual(await dispatch('search', [{ query: 'x' }]), { ok: true, result: { query: 'x', text: 'x', filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false } });
     assert.deepEqual(await dispatch('resolveLink', ['T', 'A.md']), { ok: true, result: null });
@@ -253,7 +203,7 @@ describe('main-process IPC dispatcher', () => {
   });
 
   test('invalid calls never reach the core', async () => {
-    const api = new RecordingApi();
+    const api = new IpcRecordingApi();
     const opened: string[] = [];
     const dispatch = createIpcDispatcher(api, { openInEditor: async (p) => void opened.push(p) });
     for (const [method, args] of [
@@ -272,7 +222,7 @@ describe('main-process IPC dispatcher', () => {
   });
 
   test('openInEditor is handled by the main process, not the core', async () => {
-    const api = new RecordingApi();
+    const api = new IpcRecordingApi();
     const opened: string[] = [];
     const dispatch = createIpcDispatcher(api, { openInEditor: async (p) => void opened.push(p) });
     assert.deepEqual(await dispatch('openInEditor', ['Folder/Note.md']), { ok: true, result: null });
@@ -281,7 +231,7 @@ describe('main-process IPC dispatcher', () => {
   });
 
   test("the core's errors come back as messages", async () => {
-    const dispatch = createIpcDispatcher(new RecordingApi(), { openInEditor: async () => {} });
+    const dispatch = createIpcDispatcher(new IpcRecordingApi(), { openInEditor: async () => {} });
     assert.deepEqual(await dispatch('getNote', ['Missing.md']), { ok: false, error: 'Missing.md is not an indexed note' });
   });
 });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { CairnVault } from '../core/api.js';
-import { KeywordIndex } from '../core/indices/keywordIndex.js';
-import { convexFusion } from '../core/search/fusion.js';
-import { parseFusionDefaults, readFusionDefaults } from '../core/search/fusionDefaults.js';
-import { keywordConfidence, vectorConfidence } from '../core/search/rankerConfidence.js';
+import type { CairnVault } from '../core/app/index.js';
+import { KeywordIndex } from '../core/indices/keyword/keywordIndex.js';
+import { convexFusion } from '../core/search/ranking/fusion.js';
+import { parseFusionDefaults, readFusionDefaults } from '../core/search/ranking/fusionDefaults.js';
+import { keywordConfidence, vectorConfidence } from '../core/search/ranking/confidence.js';
 import { indexedNotesVault } from './support/notesVault.js';
 
 describe('ranker confidence', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rankCandidates, reciprocalRankFusion, type RankingContext, type RankingOptions } from '../core/search/fusion.js';
+import { reciprocalRankFusion } from '../core/search/ranking/fusion.js';
+import { rankCandidates, type RankingContext, type RankingOptions } from '../core/search/ranking/rankCandidates.js';
 import { firstRelevantRank, metricsOf, type EvalQuestion } from '../core/search/evaluation.js';
 
 const DAY = 86_400_000;

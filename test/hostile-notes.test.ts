@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 
 const deepDashes = `# N\n\n${'- '.repeat(10_000)}deep item\n`;

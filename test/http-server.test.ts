@@ -1,4 +1,4 @@
-// The browser-mode HTTP server against a small in-test CairnApi: who gets in (token, Host, Origin), what it sends
+// The browser-mode HTTP server against a recording CairnApi (test/support/recordingApi.ts): who gets in (token, Host, Origin), what it sends
 // (CSP, content types), and that api calls and events travel intact.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -7,81 +7,12 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../core/appApi.js';
+import type { AppEvent } from '../core/appApi.js';
 import { PortInUseError, startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { readCookie, sessionCookieName } from '../core/server/requestGuard.js';
-import { CairnError } from '../core/api.js';
 import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
 import { StartingApi } from '../core/server/startingApi.js';
-
-/** Records calls, answers with fixed values, and lets the test push events. */
-class RecordingApi implements CairnApi {
-  readonly calls: Array<{ method: string; args: unknown[] }> = [];
-  readonly listeners = new Set<(event: AppEvent) => void>();
-  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
-  private note(method: string, args: unknown[]) {
-    this.calls.push({ method, args });
-  }
-  async getState() {
-    this.note('getState', []);
-    return this.state;
-  }
-  async openVault(folder: string) {
-    this.note('openVault', [folder]);
-    if (folder === '/no/such/folder') throw new CairnError(`${folder} is not a folder`);
-    return { ...this.state, vault: folder };
-  }
-  async search(request: SearchRequest): Promise<SearchResponse> {
-    this.note('search', [request]);
-    return { query: request.query, text: request.query, filters: {}, operators: [], mode: request.mode ?? 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 1, offset: 0, total: 0, more: false };
-  }
-  async ask(request: AskRequest): Promise<AskResponse> {
-    this.note('ask', [request]);
-    return { answer: `About ${request.question} [1].`, mode: 'extractive', confident: true, citations: [], sources: [], highlightTerms: [] };
-  }
-  async getNote(notePath: string): Promise<NoteView> {
-    this.note('getNote', [notePath]);
-    if (notePath === 'Missing.md') throw new Error('no note Missing.md in the index');
-    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], outgoing: [], backlinks: [], related: [], blockRefs: {} };
-  }
-  async resolveLink(target: string, fromPath: string) {
-    this.note('resolveLink', [target, fromPath]);
-    return target === 'Known' ? 'Known.md' : null;
-  }
-  async getConfig(): Promise<ConfigView> {
-    return { file: 'config.toml', text: '', options: [] };
-  }
-  async saveConfigText(text: string): Promise<SaveConfigResult> {
-    this.note('saveConfigText', [text]);
-    return { ok: true };
-  }
-  async saveConfigValues(values: Record<string, unknown>): Promise<SaveConfigResult> {
-    this.note('saveConfigValues', [values]);
-    return { ok: true, rebuild: 'chunking changed' };
-  }
-  async openInEditor(notePath: string) {
-    this.note('openInEditor', [notePath]);
-  }
-  async listTags() {
-    this.note('listTags', []);
-    return [{ tag: 'idea', notes: 2 }];
-  }
-  async listModels() {
-    this.note('listModels', []);
-    return { current: 'cairn-glove-100d', models: [], downloading: null };
-  }
-  async chooseModel(modelId: string) {
-    this.note('chooseModel', [modelId]);
-    return { ok: true as const };
-  }
-  async cancelModelDownload() {
-    this.note('cancelModelDownload', []);
-  }
-  subscribe(listener: (event: AppEvent) => void) {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  }
-}
+import { RecordingApi } from './support/recordingApi.js';
 
 interface Reply {
   status: number;
@@ -421,15 +352,21 @@ describe('the port', () => {
   });
 });
 
+/** A StartingApi for /notes whose core (a RecordingApi) is ready when the test calls `finishStart`. */
+function startingOverCore() {
+  const core = new RecordingApi();
+  let finishStart!: () => void;
+  let coreListener!: (event: AppEvent) => void;
+  const starting = new StartingApi('/notes', (listener) => {
+    coreListener = listener;
+    return new Promise((resolve) => (finishStart = () => resolve(core)));
+  });
+  return { core, starting, coreListener: (event: AppEvent) => coreListener(event), finishStart: () => finishStart() };
+}
+
 describe('StartingApi (the api while the core starts)', () => {
   test('events flow from the start, getState shows the progress, other calls wait for the core', async () => {
-    const core = new RecordingApi();
-    let finishStart!: () => void;
-    let coreListener!: (event: AppEvent) => void;
-    const starting = new StartingApi('/notes', (listener) => {
-      coreListener = listener;
-      return new Promise((resolve) => (finishStart = () => resolve(core)));
-    });
+    const { core, starting, coreListener, finishStart } = startingOverCore();
     const seen: AppEvent[] = [];
     starting.subscribe((event) => seen.push(event));
     coreListener({ type: 'rebuild-started', reason: 'no index yet' });
@@ -451,13 +388,7 @@ describe('StartingApi (the api while the core starts)', () => {
   });
 
   test('after the first indexing, getState waits for the core instead of answering out of date', async () => {
-    const core = new RecordingApi();
-    let finishStart!: () => void;
-    let coreListener!: (event: AppEvent) => void;
-    const starting = new StartingApi('/notes', (listener) => {
-      coreListener = listener;
-      return new Promise((resolve) => (finishStart = () => resolve(core)));
-    });
+    const { core, starting, coreListener, finishStart } = startingOverCore();
     coreListener({ type: 'indexing-finished', summary: { notes: 1, chunks: 1, changedNotes: 1, removedNotes: 0, embedded: 1, cached: 0, failed: 0, seconds: 0, phaseSeconds: { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 } } });
     const state = starting.getState();
     finishStart();

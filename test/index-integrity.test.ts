@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } f
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault, type IndexEvent } from '../core/api.js';
+import { CairnVault, type IndexEvent } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 
 const TOPICS = ['gardening tomatoes mulch', 'baking sourdough bread', 'mountain railway journey', 'piano scales metronome', 'bicycle chain lubrication'];

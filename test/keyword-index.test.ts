@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
-import { KEYWORD_FIELD_BOOSTS, KeywordIndex, KeywordIndexCorruptError, type KeywordDoc } from '../core/indices/keywordIndex.js';
+import { KEYWORD_FIELD_BOOSTS, KeywordIndex, KeywordIndexCorruptError, type KeywordDoc } from '../core/indices/keyword/keywordIndex.js';
 
 function doc(id: string, content: string, extra: Partial<KeywordDoc> = {}): KeywordDoc {
   const path = extra.path ?? `${id.split('#')[0]}.md`;

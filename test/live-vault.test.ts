@@ -3,10 +3,9 @@ import { mkdir, mkdtemp, rename, rm, unlink, writeFile, cp } from 'node:fs/promi
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault } from '../core/api.js';
+import { CairnService, CairnVault } from '../core/app/index.js';
 import type { AppEvent } from '../core/appApi.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { CairnService } from '../core/service/cairnService.js';
 import { eventually } from './support/eventually.js';
 
 const SAMPLE = new URL('../sample-vault/', import.meta.url).pathname;

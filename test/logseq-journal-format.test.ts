@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { indexedNotesVault } from './support/notesVault.js';
 
 const CONFIG = (format: string) => `{:meta/version 1\n ;; :journal/file-name-format "yyyy_MM_dd"\n :journal/file-name-format "${format}"\n :feature/enable-journals? true}\n`;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { answerQuestion } from '../core/answer/index.js';
-import { CairnVault, type IndexEvent } from '../core/api.js';
+import { CairnVault, type IndexEvent } from '../core/app/index.js';
 import { shownText } from '../core/chunking/shownText.js';
 import { defaultConfig } from '../core/config/schema.js';
 

@@ -16,6 +16,9 @@ import { createEmbedder, prefixedFingerprint, readModelPrefixes, withPrefix, typ
 import { catalogModel, MODEL_CATALOG } from '../core/embedding/modelCatalog.js';
 import { defaultHubUrl, downloadHubModel, ModelDownloadError, stagingDirFor, type ModelDownloadProgress } from '../core/embedding/modelDownload.js';
 import { ApiArgumentError, validateApiCall } from '../core/server/apiValidation.js';
+import { defaultConfig } from '../core/config/schema.js';
+import type { AppEvent } from '../core/appApi.js';
+import { ModelChooser } from '../core/app/modelChoice.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 
 const HUB_ID = 'cairn-test/tiny-hub';
@@ -184,6 +187,45 @@ describe('downloading a hub model (a local server in the hub layout)', () => {
       if (saved === undefined) delete process.env.CAIRN_HUB_URL;
       else process.env.CAIRN_HUB_URL = saved;
     }
+  });
+});
+
+describe('a model id set by hand in config.toml', () => {
+  /** A chooser over a config naming HUB_ID, downloading from `hub` (CAIRN_HUB_URL, as the app reads it). */
+  async function ensureLocal(hub: string, events: AppEvent[] = []) {
+    const config = defaultConfig();
+    config.embedding.model = HUB_ID;
+    config.index.data_dir = dataRoot;
+    const chooser = new ModelChooser({
+      config: () => config,
+      emit: (event) => events.push(event),
+      saveConfigValues: () => assert.fail('ensureLocal never saves the config'),
+      modelsDir: path.join(root, 'no-bundled'),
+    });
+    const saved = process.env.CAIRN_HUB_URL;
+    process.env.CAIRN_HUB_URL = hub;
+    try {
+      await chooser.ensureLocal(HUB_ID);
+    } finally {
+      if (saved === undefined) delete process.env.CAIRN_HUB_URL;
+      else process.env.CAIRN_HUB_URL = saved;
+    }
+  }
+
+  it("downloads through Cairn's downloader with the picker's progress events; once local, fetches nothing", async () => {
+    const events: AppEvent[] = [];
+    await ensureLocal(hubUrl, events);
+    await assertSameFiles();
+    const progress = events.filter((e) => e.type === 'model-download');
+    assert.ok(progress.some((e) => e.file === ONNX && e.loaded === e.size && e.size > 0), 'the weights arrive with progress');
+    requests = [];
+    await ensureLocal(hubUrl);
+    assert.deepEqual(requests, [], 'a model on disk is not fetched again');
+  });
+
+  it('offline: fails at once with one line saying so', async () => {
+    await assert.rejects(ensureLocal('http://127.0.0.1:9/'), (e: unknown) => e instanceof Error && /offline/.test(e.message) && !e.message.includes('\n'));
+    assert.equal(existsSync(path.join(dataRoot, 'models', HUB_ID)), false);
   });
 });
 

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { blocksOf, resolveNoteBlockRefs, type BlockSource } from '../core/service/noteBlockRefs.js';
+import { blocksOf, resolveNoteBlockRefs, type BlockSource } from '../core/app/noteBlockRefs.js';
 
 const A = '6565a1b2-0000-4000-8000-0000000000a1';
 const B = '6565a1b2-0000-4000-8000-0000000000b2';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { mergeFilters, parseDay, parseQuery } from '../core/search/queryOperators.js';
+import { mergeFilters, parseDay, parseQuery } from '../core/contract/filters.js';
 
 const local = (y: number, m: number, d: number) => new Date(y, m - 1, d).getTime();
 

@@ -3,7 +3,7 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, unli
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CairnVault, type IndexEvent } from '../core/api.js';
+import { CairnVault, type IndexEvent } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 
 const FILLER = [

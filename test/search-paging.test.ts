@@ -6,12 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pageLine } from '../cli/commands/vaultCommands.js';
-import { CairnVault } from '../core/api.js';
+import { CairnVault } from '../core/app/index.js';
 import { problemOf } from '../core/config/checkConfigText.js';
 import { ConfigError, parseConfig } from '../core/config/loadConfig.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { validateApiCall, ApiArgumentError } from '../core/server/apiValidation.js';
-import { incompleteOperators } from '../core/search/queryOrchestrator.js';
+import { incompleteOperators } from '../core/contract/filters.js';
 import { completeTag, editDistance, hasTag, nearestTags, tagCounts } from '../core/search/tagIndex.js';
 
 const NOTES = 25;

@@ -6,10 +6,9 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { CairnVault, type SearchResponse } from '../core/api.js';
+import { CairnService, CairnVault, type SearchResponse } from '../core/app/index.js';
 import type { AppEvent } from '../core/appApi.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
-import { CairnService } from '../core/service/cairnService.js';
 import { eventually } from './support/eventually.js';
 import { generatedVault } from './support/adaptVault.js';
 

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { isInside } from '../core/indexing/dataPaths.js';
 import { VaultWatcher, type VaultChangeBatch } from '../core/live/vaultWatcher.js';
 import { startHttpServer } from '../core/server/httpServer.js';
-import { CairnService } from '../core/service/cairnService.js';
+import { CairnService } from '../core/app/index.js';
 import { NoteReadError, readNoteFile } from '../core/vault/readNoteFile.js';
 import { scanVault, type VaultScanOptions } from '../core/vault/scanVault.js';
 import { OutsideVaultError, resolveInVault } from '../core/vault/vaultPaths.js';

@@ -13,8 +13,8 @@ import {
   type VectorHit,
   type VectorIndex,
   type VectorIndexOptions,
-} from '../core/indices/vectorIndex.js';
-import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/hnswTuning.js';
+} from '../core/indices/vector/vectorIndex.js';
+import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/vector/hnswTuning.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 // ---------------------------------------------------------------- helpers

@@ -1,23 +1,22 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { answerQuestion, type Answer, type Citation } from '../../core/answer/index.js';
-import { nonEmpty, withCommonOptions, type CommonOptions } from '../options.js';
+import { withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
-import { indexWithProgress, positiveInt, withVault } from './vaultCommands.js';
+import { queryCommand, withUpdatedVault } from './vaultCommands.js';
 
 type AskOptions = CommonOptions & { k?: number; mode?: 'auto' | 'extractive' | 'llm'; update: boolean };
 
 export function registerAskCommand(program: Command): void {
   withCommonOptions(
-    program
-      .command('ask')
-      .description('answer a question from your notes, citing them (indexes what changed first)')
-      .argument('<question>', 'what you want to know', nonEmpty('the question is empty: ask something, e.g. cairn ask "what does overlap_chars do?"'))
-      .option('--k <n>', 'passages to retrieve', (v) => positiveInt(v, '--k'))
+    queryCommand(program, 'ask', 'answer a question from your notes, citing them (indexes what changed first)', {
+      argument: ['<question>', 'what you want to know'],
+      whenEmpty: 'the question is empty: ask something, e.g. cairn ask "what does overlap_chars do?"',
+      k: 'passages to retrieve',
+    })
       .option('--mode <mode>', 'auto, extractive or llm (overrides [answer] mode)', answerMode)
       .option('--no-update', 'answer from the index as it is, without indexing changes first'),
   ).action((question: string, options: AskOptions) =>
-    withVault(options, async (vault) => {
-      if (options.update) await indexWithProgress(vault, true);
+    withUpdatedVault(options, async (vault) => {
       // Text mode shows the model's answer as it is written; JSON waits for the checked answer.
       let streamed = false;
       const onToken = options.json

@@ -1,6 +1,6 @@
 import { answerQuestion } from '../../core/answer/index.js';
 import { evaluateAnswers, type AnswerEvalQuestion, type AnswerMetrics } from '../../core/answer/answerEvaluation.js';
-import type { CairnVault } from '../../core/api.js';
+import type { CairnVault } from '../../core/app/index.js';
 
 /** `cairn eval --answers`: extractive answers scored for citing a relevant section and containing the hint. */
 export async function printAnswerEval(vault: CairnVault, questions: AnswerEvalQuestion[], options: { json?: boolean; byKind?: boolean; perQuestion?: boolean }): Promise<void> {

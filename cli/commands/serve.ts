@@ -9,9 +9,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CairnApi } from '../../core/appApi.js';
 import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
 import { startHttpServer } from '../../core/server/httpServer.js';
-import { ensureRendererBuilt } from '../../core/server/rendererBuild.js';
+import { ensureRendererBuilt } from '../rendererBuild.js';
 import { StartingApi } from '../../core/server/startingApi.js';
-import { CairnService } from '../../core/service/cairnService.js';
+import { CairnService } from '../../core/app/index.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 
 /** The port `cairn serve` and `npm start` listen on unless --port says otherwise. */

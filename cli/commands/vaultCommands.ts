@@ -1,9 +1,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { CairnVault, type AdaptOutcome, type IndexSummary, type SearchMode, type SearchResponse } from '../../core/api.js';
+import { CairnVault, type AdaptOutcome, type IndexSummary, type SearchMode, type SearchResponse } from '../../core/app/index.js';
 import { nonEmpty, resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { adaptProgressReporter, describeSummary, progressReporter } from '../progress.js';
 import { warn } from '../output.js';
-import { parseDay } from '../../core/search/queryOperators.js';
+import { parseDay } from '../../core/contract/filters.js';
+import { SEARCH_MODES } from '../../core/contract/search.js';
 
 /** Opens the vault the options name; always closed again (the embedder's worker thread) when `work` ends. */
 export async function withVault<T>(options: CommonOptions, work: (vault: CairnVault) => Promise<T>): Promise<T> {
@@ -14,6 +15,23 @@ export async function withVault<T>(options: CommonOptions, work: (vault: CairnVa
   } finally {
     await vault.close();
   }
+}
+
+/** Like withVault, but first indexes what changed unless --no-update: `search` and `ask` answer from a fresh index. */
+export function withUpdatedVault<T>(options: CommonOptions & { update: boolean }, work: (vault: CairnVault) => Promise<T>): Promise<T> {
+  return withVault(options, async (vault) => {
+    if (options.update) await indexWithProgress(vault, true);
+    return work(vault);
+  });
+}
+
+/** The start of `cairn search` and `cairn ask`: one text argument that may not be blank, and --k. */
+export function queryCommand(program: Command, name: string, description: string, spec: { argument: [name: string, help: string]; whenEmpty: string; k: string }): Command {
+  return program
+    .command(name)
+    .description(description)
+    .argument(...spec.argument, nonEmpty(spec.whenEmpty))
+    .option('--k <n>', spec.k, (v) => positiveInt(v, '--k'));
 }
 
 /**
@@ -92,13 +110,13 @@ export function registerVaultCommands(program: Command): void {
   );
 
   withCommonOptions(
-    program
-      .command('search')
-      .description('search the vault (indexes what changed first)')
-      .argument('<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02', nonEmpty('the query is empty: give some words to look for, or a filter such as tag:idea'))
-      .option('--k <n>', 'number of results (default [search] k)', (v) => positiveInt(v, '--k'))
+    queryCommand(program, 'search', 'search the vault (indexes what changed first)', {
+      argument: ['<query>', 'what to look for; may hold filters: path:Folder/ tag:name after:2026-01-01 before:2026-02'],
+      whenEmpty: 'the query is empty: give some words to look for, or a filter such as tag:idea',
+      k: 'number of results (default [search] k)',
+    })
       .option('--offset <n>', 'skip this many results: the next page (e.g. --k 10 --offset 10)', (v) => wholeNumber(v, '--offset'))
-      .option('--mode <mode>', 'hybrid, keyword or vector', (v) => oneOf(v, ['hybrid', 'keyword', 'vector'], '--mode'))
+      .option('--mode <mode>', 'hybrid, keyword or vector', (v) => oneOf(v, SEARCH_MODES, '--mode'))
       .option('--path <prefix>', 'only notes under this folder or path prefix')
       .option('--tag <tag>', 'only chunks with this tag (repeat for several: all must match)', (v, previous: string[] = []) => [...previous, v])
       .option('--after <date>', 'only notes modified on or after this day (YYYY-MM-DD, YYYY-MM or YYYY, local time)', (v) => date(v, '--after'))
@@ -106,8 +124,7 @@ export function registerVaultCommands(program: Command): void {
       .option('--neighbours', 'also show the chunks before and after each result')
       .option('--no-update', 'search the index as it is, without indexing changes first'),
   ).action((query: string, options: CommonOptions & { k?: number; offset?: number; mode?: SearchMode; path?: string; tag?: string[]; after?: number; before?: number; neighbours?: boolean; update: boolean }) =>
-    withVault(options, async (vault) => {
-      if (options.update) await indexWithProgress(vault, true);
+    withUpdatedVault(options, async (vault) => {
       const response = await vault.search({
         query,
         k: options.k,

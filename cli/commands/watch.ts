@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { AppEvent } from '../../core/appApi.js';
-import { CairnService } from '../../core/service/cairnService.js';
+import { configProblemLines } from '../../core/config/checkConfigText.js';
+import { CairnService } from '../../core/app/index.js';
 import { withCommonOptions, type CommonOptions } from '../options.js';
 import { progressReporter } from '../progress.js';
 
@@ -27,7 +28,7 @@ export function registerWatchCommand(program: Command): void {
             process.stdout.write(`${stamp()}  config applied${event.rebuild ? `; rebuilding (${event.rebuild})` : ''}\n`);
             break;
           case 'config-rejected':
-            process.stdout.write(`${stamp()}  config rejected, the last good config stays: ${[event.problem.file, event.problem.line].filter(Boolean).join(':')}: ${event.problem.key ? `${event.problem.key}: ` : ''}${event.problem.message}\n`);
+            process.stdout.write(`${stamp()}  config rejected, the last good config stays:\n${configProblemLines(event.problem).map((line) => `  ${line}\n`).join('')}`);
             break;
           case 'error':
             process.stdout.write(`${stamp()}  error   ${event.message}\n`);

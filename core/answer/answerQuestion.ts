@@ -7,7 +7,7 @@
  * the fallback whenever the model fails, so a question always gets an answer and the reason when it is not the
  * model's.
  */
-import { parseQuery } from '../search/queryOperators.js';
+import { parseQuery } from '../contract/filters.js';
 import { createAnswerModel } from './answerModelFactory.js';
 import { checkCitations } from './citationCheck.js';
 import { extractiveAnswer } from './extractiveAnswer.js';

@@ -10,7 +10,7 @@
  *   retrieval trusted more.
  * Semantic and lexical agreement weigh the same: each misses what the other finds.
  */
-import type { ChunkSummary } from '../search/queryOrchestrator.js';
+import type { ChunkSummary } from '../contract/search.js';
 import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
 import type { AnswerSource } from './types.js';

@@ -1,5 +1,5 @@
 import type { CairnConfig } from '../config/schema.js';
-import type { ChunkSummary, SearchRequest, SearchResponse } from '../search/queryOrchestrator.js';
+import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/search.js';
 
 /** What answering needs from an open vault (CairnVault has all of it); tests may pass a smaller double. */
 export interface AnswerVault {

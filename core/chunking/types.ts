@@ -1,13 +1,9 @@
 import type { FrontmatterError, NoteMetadata } from '../parse/frontmatter.js';
 import type { NoteLink } from '../parse/links.js';
+import type { ChunkPart } from '../contract/search.js';
 
-/** One heading's part of a chunk that small sections were merged into. */
-export interface ChunkPart {
-  /** 1-based line where this part starts (its heading line, or the chunk's first line). */
-  startLine: number;
-  headerPath: string[];
-  anchor: string;
-}
+/** One heading's part of a chunk that small sections were merged into (a contract type: results carry it). */
+export type { ChunkPart } from '../contract/search.js';
 
 /** A citable passage of one note: exactly `source.slice(start, end)`, plus what gets indexed. */
 export interface Chunk {

@@ -1,6 +1,6 @@
 import type { ConfigProblem } from '../appApi.js';
 import { dataFolderProblem, defaultDataRoot } from '../indexing/dataPaths.js';
-import { ConfigError, locateKey, parseConfig, resolveConfigPaths } from './loadConfig.js';
+import { ConfigError, describeIssue, locateKey, parseConfig, resolveConfigPaths, type ConfigIssue } from './loadConfig.js';
 import type { CairnConfig } from './schema.js';
 
 /** The key a data-folder conflict is reported on. */
@@ -41,9 +41,25 @@ export async function checkConfigText(text: string, { file, applyOverrides, blam
   return { config };
 }
 
-/** A ConfigError as the app shows it: the first problem located, the others named in its message. */
+/**
+ * A ConfigError as the app shows it: the first problem located, the others named in its one-line message, and
+ * every one of them, each located, in `problems` (for the lists of the settings view, the toast and the CLI).
+ */
 export function problemOf(error: ConfigError): ConfigProblem {
-  const others = error.problems.slice(1).map((p) => `${p.line ? `line ${p.line} ` : ''}${p.key ? `${p.key}: ` : ''}${p.detail}`);
-  const message = others.length ? `${error.detail} (also ${others.join('; ')})` : error.detail;
-  return { file: error.file, message, ...(error.line ? { line: error.line } : {}), ...(error.column ? { column: error.column } : {}), ...(error.key ? { key: error.key } : {}) };
+  const located = (issue: ConfigIssue, message: string): ConfigProblem => ({
+    file: error.file,
+    message,
+    ...(issue.line ? { line: issue.line } : {}),
+    ...(issue.column ? { column: issue.column } : {}),
+    ...(issue.key ? { key: issue.key } : {}),
+  });
+  const [first, ...rest] = error.problems;
+  if (rest.length === 0) return located(first, first.detail);
+  const others = rest.map((p) => `${p.line ? `line ${p.line} ` : ''}${p.key ? `${p.key}: ` : ''}${p.detail}`);
+  return { ...located(first, `${first.detail} (also ${others.join('; ')})`), problems: error.problems.map((issue) => located(issue, issue.detail)) };
+}
+
+/** Each problem of a rejected config as one line "file:line:column: key: message", for the command line. */
+export function configProblemLines(problem: ConfigProblem): string[] {
+  return (problem.problems ?? [problem]).map(({ file, message, line, column, key }) => describeIssue(file, { detail: message, line, column, key }));
 }

@@ -34,7 +34,8 @@ export class ConfigError extends Error {
   }
 }
 
-function describeIssue(file: string, { detail, line, column, key }: ConfigIssue): string {
+/** One problem as one line: "file:line:column: key: detail". */
+export function describeIssue(file: string, { detail, line, column, key }: ConfigIssue): string {
   const where = [file, line, column].filter((part) => part !== undefined).join(':');
   return `${where}: ${key ? `${key}: ` : ''}${detail}`;
 }

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
 import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
-import { readFusionDefaults, type FusionDefaults } from '../search/fusionDefaults.js';
+import type { FusionDefaults } from '../config/rankingPolicy.js';
+import { readFusionDefaults } from '../search/ranking/fusionDefaults.js';
 import { catalogModel, NO_PREFIXES, type ModelPrefixes } from './modelCatalog.js';
 import { defaultHubUrl } from './modelDownload.js';
 

@@ -1,10 +1,10 @@
 import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { hasShownText } from '../chunking/shownText.js';
-import { KeywordIndex } from '../indices/keywordIndex.js';
+import { KeywordIndex } from '../indices/keyword/keywordIndex.js';
 import { LinkGraph } from '../indices/linkGraph.js';
-import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vectorIndex.js';
-import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, VectorIndexCorruptError } from '../indices/vectorIndexFiles.js';
+import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
+import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, VectorIndexCorruptError } from '../indices/vector/vectorIndexFiles.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { digestBytes, digestFile, type FileDigest } from './fileDigest.js';
 import { loadManifest, MANIFEST_FILE, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';

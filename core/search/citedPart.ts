@@ -2,7 +2,7 @@
  * Citations inside chunks that merge several small sections (`min_chunk_chars`): such a chunk is stored under its
  * longest part's heading, but a search or a quote should name the heading of the part it is actually about.
  */
-import type { ChunkSummary } from './queryOrchestrator.js';
+import type { ChunkSummary } from '../contract/search.js';
 import { termSet, termWeights } from './termOverlap.js';
 
 /** Each part's lines of the chunk text: from its first line to the line before the next part. */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { SearchMode, SearchResult } from './queryOrchestrator.js';
+import type { SearchMode, SearchResult } from '../contract/search.js';
 
 /** One labelled question, as in shared/eval/*.jsonl. */
 export interface EvalQuestion {

@@ -3,7 +3,7 @@ import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import { QUERY_STOP_WORDS, tokenizeForSearch } from '../indices/searchTokenizer.js';
-import { createVectorIndex, type VectorIndex } from '../indices/vectorIndex.js';
+import { createVectorIndex, type VectorIndex } from '../indices/vector/vectorIndex.js';
 
 /** Adds weighted keyword terms to a query. */
 export interface QueryExpander {

@@ -3,12 +3,9 @@
  * from in the app's search box and what a `tag:` that no note has offers instead.
  */
 
-export interface TagCount {
-  /** As first written in the vault (without `#`); tags are compared case-insensitively. */
-  tag: string;
-  /** Notes carrying it (in front matter, inline, or on one of their blocks). */
-  notes: number;
-}
+import type { TagCount } from '../contract/search.js';
+
+export type { TagCount } from '../contract/search.js';
 
 /** Every tag of these notes with its note count, most used first (ties by name). */
 export function tagCounts(notes: Iterable<{ tags: readonly string[]; chunks: ReadonlyArray<{ tags: readonly string[] }> }>): TagCount[] {

@@ -16,6 +16,7 @@ export const REMOTE_METHODS = [
   'saveConfigValues',
   'openInEditor',
   'listTags',
+  'completeFolder',
   'listModels',
   'chooseModel',
   'cancelModelDownload',

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CairnApi } from '../appApi.js';
 import { ApiArgumentError, validateApiCall, type ValidCall } from './apiValidation.js';
-import { CairnError } from '../api.js';
+import { CairnError } from '../contract/errors.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 

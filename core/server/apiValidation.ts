@@ -4,6 +4,8 @@
 import path from 'node:path';
 import type { CairnApi } from '../appApi.js';
 import { CONFIG_SCHEMA, type OptionSpec } from '../config/schema.js';
+import { SEARCH_FILTER_KEYS } from '../contract/filters.js';
+import { SEARCH_MODES } from '../contract/search.js';
 import { isRemoteMethod, type RemoteMethod } from './apiMethods.js';
 
 /** A call rejected before it reached the core: a bug or a hostile caller, never a user mistake to recover from. */
@@ -17,13 +19,14 @@ export class ApiArgumentError extends Error {
 export type ValidCall = { [M in RemoteMethod]: { method: M; args: Parameters<CairnApi[M]> } }[RemoteMethod];
 
 const MAX_PATH = 1024;
+/** A folder path on this machine (a vault, or one being typed). */
+const MAX_FOLDER_PATH = 4096;
 const MAX_QUERY = 2000;
 /** How far a search may page (the filters of a large vault keep thousands of notes). */
 const MAX_OFFSET = 100_000;
 const MAX_QUESTION = 2000;
 const MAX_ASK_K = 50;
 const MAX_CONFIG_TEXT = 1024 * 1024;
-const SEARCH_MODES = ['hybrid', 'keyword', 'vector'] as const;
 const ANSWER_MODES = ['auto', 'extractive', 'llm'] as const;
 /** The caller's id for one question: letters, digits, "-" and "_" (a UUID fits), so it is safe to echo in events. */
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -70,6 +73,9 @@ export function validateApiCall(method: unknown, args: unknown): ValidCall {
     case 'chooseModel':
       arity(1);
       return { method, args: [checkModelId(args[0])] };
+    case 'completeFolder':
+      arity(1);
+      return { method, args: [checkText(args[0], 'completeFolder: prefix', MAX_FOLDER_PATH)] };
   }
 }
 
@@ -105,7 +111,7 @@ export function checkNotePath(value: unknown, what = 'path'): string {
 
 /** An absolute folder path on this machine (opening a vault). */
 function checkFolderPath(value: unknown, what: string): string {
-  const text = checkText(value, what, 4096);
+  const text = checkText(value, what, MAX_FOLDER_PATH);
   if (!path.isAbsolute(text)) throw new ApiArgumentError(`${what}: give the full path of the folder (e.g. /home/me/notes)`);
   return text;
 }
@@ -143,7 +149,7 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
     out.neighbours = request.neighbours;
   }
   if (request.filters !== undefined) {
-    const filters = checkPlainObject(request.filters, 'search: filters', ['pathPrefix', 'tags', 'excludePaths', 'excludeTags', 'modifiedAfter', 'modifiedBefore']);
+    const filters = checkPlainObject(request.filters, 'search: filters', SEARCH_FILTER_KEYS);
     out.filters = {};
     const checkPrefix = (value: unknown, what: string) => {
       const prefix = checkText(value, what, MAX_PATH);

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+/** How many notes sample-vault holds (the status line counts them with any added notes). */
+export const SAMPLE_NOTES = 15;
 
 export interface Workspace {
   root: string;

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CairnVault } from '../../core/api.js';
+import { CairnVault } from '../../core/app/index.js';
 import { defaultConfig } from '../../core/config/schema.js';
 
 /**

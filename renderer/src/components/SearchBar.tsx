@@ -1,9 +1,11 @@
 // The one box: search as you type, or (Ask) a question submitted with Enter. ↑/↓ move through the results,
 // Enter opens the selected one, Esc clears (and, the box already empty, closes the open note). Ctrl/Cmd-K focuses
-// it from anywhere, Alt-S / Alt-A switch Search and Ask (see App and keyboard.ts).
+// it from anywhere, Alt-S / Alt-A switch Search and Ask (see App and keyboard.ts). While `tag:` suggestions show,
+// ↑/↓ move through them, Tab or Enter take the highlighted one, and a first Esc closes them (TagSuggestions.tsx).
 import { forwardRef, type KeyboardEvent } from 'react';
 import { ASK_KEYS, FOCUS_KEYS, SEARCH_KEYS } from '../keyboard.ts';
 import { SEARCH_MODES, type SearchMode } from '../search/searchMode.ts';
+import { handleTagSuggestionKey, useTagSuggestionsAria } from './TagSuggestions.tsx';
 
 export type InputMode = 'search' | 'ask';
 
@@ -24,7 +26,10 @@ interface SearchBarProps {
 }
 
 export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function SearchBar(props, ref) {
+  const tagListAria = useTagSuggestionsAria();
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    // While tag suggestions show, the arrows, Tab/Enter on a highlight and a first Esc are theirs.
+    if (handleTagSuggestionKey(event)) return;
     if (event.key === 'ArrowDown') props.onMove(1);
     else if (event.key === 'ArrowUp') props.onMove(-1);
     else if (event.key === 'Enter') props.onSubmit();
@@ -67,6 +72,7 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
           disabled={props.disabled}
           placeholder={asking ? 'Ask your notes a question and press Enter' : 'Search your notes'}
           aria-label={asking ? 'Question' : 'Search'}
+          {...tagListAria}
           autoComplete="off"
           autoFocus
           aria-keyshortcuts="Control+K Meta+K"

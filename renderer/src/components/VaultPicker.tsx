@@ -1,8 +1,16 @@
 // Choosing the vault: the OS folder dialog in the desktop app, a path field in the browser; recent vaults either way.
-import { useState, type FormEvent, type ReactNode } from 'react';
-import type { AppState } from '../../../core/appApi.ts';
+// The path field completes folders as it is typed (completeFolder in the core): ↑/↓ move through them, Tab or Enter
+// take the highlighted one (and list its sub-folders), Esc closes the list; Enter without a highlight opens the path.
+import { useEffect, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
+import type { AppState, FolderCompletion, FolderKind } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { baseName } from '../format.ts';
+import { listboxAction, optionId } from '../hooks/listboxKeys.ts';
+
+const LIST_ID = 'folder-completions';
+/** Asked for once typing pauses this long. */
+const COMPLETE_DELAY_MS = 120;
+const KIND_LABELS: Record<FolderKind, string> = { obsidian: 'Obsidian vault', logseq: 'Logseq graph', markdown: 'Markdown notes' };
 
 interface VaultPickerProps {
   state: AppState | null;
@@ -38,7 +46,9 @@ export function VaultPicker({ state, opening, error: openError, onOpen, onCancel
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (folder.trim()) open(folder.trim());
+    // "/home/me/notes/" (as a completion leaves it) is the folder itself.
+    const path = folder.trim().replace(/(.)[\\/]+$/, '$1');
+    if (path) open(path);
   };
 
   const recent = (state?.recentVaults ?? []).filter((v) => v !== state?.vault);
@@ -55,7 +65,7 @@ export function VaultPicker({ state, opening, error: openError, onOpen, onCancel
           <form onSubmit={submit} className="path-form">
             <label htmlFor="vault-path">Full path of the folder</label>
             <div className="row">
-              <input id="vault-path" data-testid="vault-path" type="text" value={folder} placeholder="/home/me/notes" onChange={(event) => setFolder(event.target.value)} spellCheck={false} autoFocus />
+              <FolderPathField value={folder} onChange={setFolder} />
               <button type="submit" className="primary" disabled={busy || !folder.trim()}>
                 Open
               </button>
@@ -89,6 +99,93 @@ export function VaultPicker({ state, opening, error: openError, onOpen, onCancel
           </button>
         )}
       </div>
+    </div>
+  );
+}
+
+/** The path field with its list of folder completions (an ARIA combobox). */
+function FolderPathField({ value, onChange }: { value: string; onChange(value: string): void }) {
+  const { api } = useApi();
+  const [completions, setCompletions] = useState<FolderCompletion[]>([]);
+  const [active, setActive] = useState(-1);
+  const [listOpen, setListOpen] = useState(false);
+
+  useEffect(() => {
+    setActive(-1);
+    if (!listOpen || !value.trim()) return setCompletions([]);
+    let stale = false;
+    const timer = setTimeout(() => {
+      api.completeFolder(value).then(
+        (list) => !stale && setCompletions(list),
+        () => !stale && setCompletions([]),
+      );
+    }, COMPLETE_DELAY_MS);
+    return () => {
+      stale = true;
+      clearTimeout(timer);
+    };
+  }, [api, value, listOpen]);
+
+  const shown = listOpen ? completions : [];
+  const accept = (completion: FolderCompletion) => {
+    // The trailing "/" lists the folder's own sub-folders next; Enter then opens it.
+    onChange(`${completion.path}/`);
+    setListOpen(true);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    const action = listboxAction(event, active, shown.length);
+    if (!action) return;
+    if (action.type === 'move') setActive(action.active);
+    else if (action.type === 'accept') accept(shown[action.index]!);
+    else setListOpen(false);
+    event.preventDefault();
+    event.stopPropagation();
+  };
+
+  return (
+    <div className="path-field">
+      <input
+        id="vault-path"
+        data-testid="vault-path"
+        type="text"
+        value={value}
+        placeholder="/home/me/notes"
+        spellCheck={false}
+        autoComplete="off"
+        autoFocus
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded={shown.length > 0}
+        aria-controls={shown.length > 0 ? LIST_ID : undefined}
+        aria-activedescendant={active >= 0 && shown.length > 0 ? optionId(LIST_ID, active) : undefined}
+        onChange={(event) => {
+          onChange(event.target.value);
+          setListOpen(true);
+        }}
+        onKeyDown={onKeyDown}
+        onBlur={() => setListOpen(false)}
+      />
+      {shown.length > 0 && (
+        <ul className="folder-completions" role="listbox" id={LIST_ID} aria-label="Folders" data-testid="folder-completions">
+          {shown.map((completion, i) => (
+            <li
+              key={completion.path}
+              id={optionId(LIST_ID, i)}
+              role="option"
+              aria-selected={i === active}
+              className={`folder-completion${i === active ? ' active' : ''}`}
+              data-testid="folder-completion"
+              data-kind={completion.kind}
+              title={completion.path}
+              onMouseDown={(event) => event.preventDefault()}
+              onClick={() => accept(completion)}
+            >
+              <span>{completion.name}/</span>
+              {completion.kind && <span className="folder-kind muted small">{KIND_LABELS[completion.kind]}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

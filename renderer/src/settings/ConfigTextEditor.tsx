@@ -1,8 +1,9 @@
 // config.toml as text: a plain textarea with a line-number gutter. Saving a file the core refuses changes nothing;
-// the problem is shown with its line marked in the gutter.
+// its problems are listed, each with its line marked in the gutter.
 import { useEffect, useRef, useState } from 'react';
 import type { ConfigProblem, ConfigView, SaveConfigResult } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { ConfigProblemList } from './ConfigProblemList.tsx';
 
 interface ConfigTextEditorProps {
   view: ConfigView;
@@ -26,6 +27,8 @@ export function ConfigTextEditor({ view, onSaved }: ConfigTextEditorProps) {
   }, [view]);
 
   const lineCount = text.split('\n').length;
+  // Every problem's line is marked in the gutter, its message on hover.
+  const problemLines = new Map((problem ? (problem.problems ?? [problem]) : []).filter((p) => p.line).map((p) => [p.line!, p.message]));
   const save = async () => {
     setSaving(true);
     try {
@@ -56,7 +59,7 @@ export function ConfigTextEditor({ view, onSaved }: ConfigTextEditorProps) {
       <div className="editor-frame">
         <div className="gutter" aria-hidden="true" style={{ transform: `translateY(${-scrollTop}px)` }}>
           {Array.from({ length: lineCount }, (_, i) => (
-            <div key={i} className={problem?.line === i + 1 ? 'error-line' : undefined} title={problem?.line === i + 1 ? problem.message : undefined}>
+            <div key={i} className={problemLines.has(i + 1) ? 'error-line' : undefined} title={problemLines.get(i + 1)}>
               {i + 1}
             </div>
           ))}
@@ -73,11 +76,10 @@ export function ConfigTextEditor({ view, onSaved }: ConfigTextEditorProps) {
         />
       </div>
       {problem && (
-        <p className="error-text config-problem" role="alert" data-testid="config-error">
-          {problem.line ? <strong>Line {problem.line}{problem.column ? `, column ${problem.column}` : ''}: </strong> : null}
-          {problem.key ? <code>{problem.key}</code> : null} {problem.message}
-          <span className="muted"> — nothing was changed.</span>
-        </p>
+        <div className="error-text config-problem" role="alert" data-testid="config-error">
+          <ConfigProblemList problem={problem} />
+          <span className="muted">Nothing was changed.</span>
+        </div>
       )}
       <div className="form-actions">
         <span className="muted small">{view.file}</span>

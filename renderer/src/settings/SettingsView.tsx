@@ -3,8 +3,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ConfigView } from '../../../core/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
-import { describeProblem } from '../hooks/useAppModel.ts';
 import { useToasts } from '../hooks/toasts.tsx';
+import { ConfigProblemList } from './ConfigProblemList.tsx';
 import { ConfigTextEditor } from './ConfigTextEditor.tsx';
 import { ModelPicker } from './ModelPicker.tsx';
 import { OptionsForm } from './OptionsForm.tsx';
@@ -42,7 +42,8 @@ export function SettingsView({ onClose, reloadKey }: { onClose(): void; reloadKe
       </header>
       {view?.problem && (
         <div className="banner danger" role="alert" data-testid="config-file-problem">
-          The config.toml on disk is not valid, so the last good configuration stays in force: {describeProblem(view.problem)}
+          The config.toml on disk is not valid, so the last good configuration stays in force:
+          <ConfigProblemList problem={view.problem} />
         </div>
       )}
       <div className="settings-body">

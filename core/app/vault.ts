@@ -1,77 +1,41 @@
-// The one typed facade over core: the CLI, the Electron main process and the HTTP server use only this.
-import { copyFile, mkdir, rm, stat } from 'node:fs/promises';
+// An open vault and the operations on it (index, update, search, note lookups, adaptation): what the app's use cases,
+// the CLI's vault commands, tests and benchmarks work with.
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createNoteChunker } from './chunking/chunkerPool.js';
-import type { NoteChunker } from './chunking/types.js';
-import { CHUNKER_VERSION } from './chunking/noteChunker.js';
-import type { CairnConfig } from './config/schema.js';
-import { EmbeddingCache } from './embedding/embeddingCache.js';
-import { createEmbedder, describeLocalModel, type Embedder, type EmbedderOptions } from './embedding/embedder.js';
-import { LazyEmbedder } from './embedding/lazyEmbedder.js';
-import { adaptStaticModel, TooLittleTextError, type AdaptProgress } from './adapt/adaptStaticModel.js';
-import { changedShare, embeddingCacheFile, newTableFolder, notesSnapshotFile, readAdaptation, recordAdaptation, removeTablesExcept, type AdaptationState, type AdaptedTable } from './adapt/adaptedTables.js';
-import { faissStatus, type VectorIndexOptions } from './indices/vectorIndex.js';
-import { dataFolderProblem, defaultDataRoot, vaultDataDir } from './indexing/dataPaths.js';
-import type { IndexListener, IndexSummary } from './indexing/indexEvents.js';
-import { IndexState, notesFileOf } from './indexing/indexState.js';
-import type { NoteRecord } from './indexing/noteStore.js';
-import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from './indexing/manifest.js';
-import { VaultIndexer } from './indexing/vaultIndexer.js';
-import { GRAMMAR_VERSION } from './parse/markdownTree.js';
-import { DEFAULT_JOURNAL_FILE_FORMAT } from './parse/pageNames.js';
-import { journalFileFormat } from './vault/logseqConfig.js';
-import { NoteReadError, readNoteFile, type NoteSource } from './vault/readNoteFile.js';
-import type { VaultLink } from './vault/scanVault.js';
-import { OutsideVaultError, resolveInVault } from './vault/vaultPaths.js';
-import { EmbeddingNeighbourExpander } from './search/queryExpander.js';
-import { tagCounts, type TagCount } from './search/tagIndex.js';
-import { chunkSummary, QueryOrchestrator, type ChunkSummary, type SearchRequest, type SearchResponse } from './search/queryOrchestrator.js';
+import { createNoteChunker } from '../chunking/chunkerPool.js';
+import type { NoteChunker } from '../chunking/types.js';
+import { CHUNKER_VERSION } from '../chunking/noteChunker.js';
+import type { CairnConfig } from '../config/schema.js';
+import { EmbeddingCache } from '../embedding/embeddingCache.js';
+import { createEmbedder, type Embedder, type EmbedderOptions } from '../embedding/embedder.js';
+import { LazyEmbedder } from '../embedding/lazyEmbedder.js';
+import type { AdaptProgress } from '../adapt/adaptStaticModel.js';
+import { changedShare, embeddingCacheFile, readAdaptation, type AdaptedTable } from '../adapt/adaptedTables.js';
+import { faissStatus, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
+import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../indexing/dataPaths.js';
+import type { IndexListener, IndexSummary } from '../indexing/indexEvents.js';
+import { IndexState } from '../indexing/indexState.js';
+import type { NoteRecord } from '../indexing/noteStore.js';
+import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from '../indexing/manifest.js';
+import { VaultIndexer } from '../indexing/vaultIndexer.js';
+import { GRAMMAR_VERSION } from '../parse/markdownTree.js';
+import { DEFAULT_JOURNAL_FILE_FORMAT } from '../parse/pageNames.js';
+import { journalFileFormat } from '../vault/logseqConfig.js';
+import { NoteReadError, readNoteFile, type NoteSource } from '../vault/readNoteFile.js';
+import type { VaultLink } from '../vault/scanVault.js';
+import { OutsideVaultError, resolveInVault } from '../vault/vaultPaths.js';
+import { EmbeddingNeighbourExpander } from '../search/queryExpander.js';
+import { relatedNotes } from '../search/relatedNotes.js';
+import { tagCounts, type TagCount } from '../search/tagIndex.js';
+import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/search.js';
+import { chunkSummary, QueryOrchestrator } from '../search/queryOrchestrator.js';
+import { CairnError } from '../contract/errors.js';
+import type { VaultStatus } from './vaultStatus.js';
+import { adaptableModel, adaptTable, type AdaptableModel, type AdaptOutcome } from './tableAdaptation.js';
 
-export type { IndexEvent, IndexListener, IndexPhase, IndexSummary } from './indexing/indexEvents.js';
-export type { ChunkSummary, SearchFilters, SearchMode, SearchRequest, SearchResponse, SearchResult } from './search/queryOrchestrator.js';
-export type { QueryOperator } from './search/queryOperators.js';
-export type { TagCount } from './search/tagIndex.js';
-export type { AdaptProgress } from './adapt/adaptStaticModel.js';
-
-export interface VaultStatus {
-  vault: string;
-  dataDir: string;
-  notes: number;
-  chunks: number;
-  vectorBackend: 'faiss' | 'flat';
-  vectorKind: 'flat' | 'hnsw';
-  /** Why faiss is not the backend, when it is not. */
-  faissUnavailable?: string;
-  model: string;
-  dims: number;
-  dtype: string;
-  tokenWindow: number;
-  /** The embedding table in use: the model's own, or one adapted to this vault (with how it was made). */
-  table: { kind: 'shipped' } | { kind: 'adapted'; hash: string; adaptedAt: string; heldOutMrr?: { before: number; after: number }; pairs?: { train: number; heldOut: number }; seconds?: number };
-  /** Why the table is due to be adapted (again), when it is. */
-  adaptationDue?: string;
-  /** Set when the next `index()` will rebuild everything, with the reason. */
-  pendingRebuild?: string;
-  manifest?: Manifest;
-  failed: Array<{ path: string; reason: string }>;
-  frontmatterErrors: Array<{ path: string; reason: string }>;
-  /** What in the vault's own settings could not be used (a Logseq journal format Cairn does not read). */
-  warnings?: string[];
-}
-
-export class CairnError extends Error {}
 
 /** A vault with fewer chunks than this has too little text to learn its vocabulary from (no attempt is made). */
 const MIN_CHUNKS_TO_ADAPT = 100;
-
-/** A shipped static model this vault can adapt (`[embedding] adapt` on), with its files' fingerprint. */
-interface AdaptableModel {
-  model: string;
-  dir: string;
-  fingerprint: string;
-}
-
-export type AdaptOutcome = { adapted: true; state: AdaptationState } | { adapted: false; reason: string };
 
 /** An open vault: its index, kept in memory, and the operations on it. */
 export class CairnVault {
@@ -217,52 +181,9 @@ export class CairnVault {
   async adapt(options: { onProgress?: (p: AdaptProgress) => void; signal?: AbortSignal } = {}): Promise<AdaptOutcome> {
     const base = this.adaptable;
     if (!base) return { adapted: false, reason: this.config.embedding.adapt ? `${this.config.embedding.model} is not a shipped static table` : '[embedding] adapt is off' };
-    const manifest = await readManifest(this.dataDir);
-    if (!manifest) return { adapted: false, reason: 'the vault is not indexed yet' };
-    const trainedOn = this.chunkHashes();
-    const folder = newTableFolder(this.dataDir, base.model);
-    const notes = notesSnapshotFile(this.dataDir, folder.name);
-    await mkdir(path.dirname(notes), { recursive: true });
-    try {
-      // A copy: the index may save new generations (and delete this one) while the trainer reads.
-      await copyFile(notesFileOf(this.dataDir, manifest), notes);
-      const result = await adaptStaticModel({
-        baseModelDir: base.dir,
-        baseModelId: base.model,
-        baseFingerprint: base.fingerprint,
-        notesFile: notes,
-        outDir: folder.outDir,
-        signal: options.signal,
-        onProgress: options.onProgress,
-      });
-      const state: AdaptationState = {
-        base: base.model,
-        baseFingerprint: base.fingerprint,
-        table: folder.name,
-        tableHash: result.tableHash,
-        adaptedAt: new Date().toISOString(),
-        seconds: result.seconds,
-        steps: result.steps,
-        pairs: result.pairs,
-        heldOutMrr: result.heldOutMrr,
-        chunks: trainedOn.length,
-      };
-      await recordAdaptation(this.dataDir, state, trainedOn);
-      this.adapted = { state, modelsDir: folder.modelsDir, trainedOn: new Set(trainedOn) };
-      return { adapted: true, state };
-    } catch (error) {
-      if (!(error instanceof TooLittleTextError)) {
-        // The table in force stays; a half-written folder of this attempt goes.
-        await removeTablesExcept(this.dataDir, this.adapted?.state.table ?? null, this.adapted?.state.tableHash).catch(() => {});
-        throw error;
-      }
-      const state: AdaptationState = { base: base.model, baseFingerprint: base.fingerprint, table: null, reason: error.message, adaptedAt: new Date().toISOString(), chunks: trainedOn.length };
-      await recordAdaptation(this.dataDir, state, trainedOn);
-      this.adapted = { state, trainedOn: new Set(trainedOn) };
-      return { adapted: false, reason: error.message };
-    } finally {
-      await rm(notes, { force: true });
-    }
+    const { outcome, recorded } = await adaptTable({ dataDir: this.dataDir, base, current: this.adapted, chunkHashes: () => this.chunkHashes(), ...options });
+    if (recorded) this.adapted = recorded;
+    return outcome;
   }
 
   /** True when the vault opened with a different table than the one now recorded (an adaptation finished): reopen to use it. */
@@ -345,25 +266,22 @@ export class CairnVault {
     return sameSection.map((chunk) => chunkSummary({ note: ref.note, chunk }));
   }
 
+  /** Whether the index holds this note (a cheap lookup). */
+  hasNote(notePath: string): boolean {
+    return this.state.store.note(notePath) !== undefined;
+  }
+
+  /** The index's record of a note (title, tags, chunks), if it holds the note. */
+  noteRecord(notePath: string): NoteRecord | undefined {
+    return this.state.store.note(notePath);
+  }
+
   /** What the index knows of a note: its record, links both ways, and the notes nearest to it by meaning. */
   noteInfo(notePath: string, relatedCount = 8): { record: NoteRecord; outgoing: string[]; backlinks: string[]; related: string[] } | undefined {
     const record = this.state.store.note(notePath);
     if (!record) return undefined;
     const { graph, vectors, store } = this.state;
-    // The note's direction in embedding space: the mean of its chunk vectors.
-    const mean = new Float32Array(this.embedder.dims);
-    for (const chunk of record.chunks) {
-      const vector = this.cache.get(chunk.hash);
-      if (vector) for (let i = 0; i < mean.length; i++) mean[i] += vector[i];
-    }
-    const related: string[] = [];
-    if (mean.some((x) => x !== 0) && vectors.size > 0) {
-      for (const hit of vectors.search(mean, Math.min(vectors.size, relatedCount * 6), (id) => store.chunk(id)?.note.path !== notePath)) {
-        const other = store.chunk(hit.id)!.note.path;
-        if (!related.includes(other)) related.push(other);
-        if (related.length >= relatedCount) break;
-      }
-    }
+    const related = relatedNotes({ store, vectors, dims: this.embedder.dims, vectorOf: (hash) => this.cache.get(hash) }, notePath, relatedCount);
     return { record, outgoing: graph.outgoing(notePath), backlinks: graph.backlinks(notePath), related };
   }
 
@@ -475,13 +393,4 @@ export class CairnVault {
     this.vocabularyBuilds = run.catch(() => {});
     return run;
   }
-}
-
-/** The configured model when it is a shipped static table on disk in q8 (what adaptation reads and writes), else undefined. */
-async function adaptableModel(options: EmbedderOptions): Promise<AdaptableModel | undefined> {
-  if (options.dtype !== 'q8') return undefined;
-  const local = await describeLocalModel(options).catch(() => undefined);
-  // A table already adapted (to some vault) is not adapted again: adaptation starts from the shipped rows.
-  if (local?.kind !== 'static-word-embeddings' || local.adapted) return undefined;
-  return { model: options.model, dir: local.dir, fingerprint: local.fingerprint };
 }

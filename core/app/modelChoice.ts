@@ -43,30 +43,48 @@ export class ModelChooser {
       if (this.download.modelId === modelId) return { ok: false, reason: 'busy', message: `"${modelId}" is being downloaded already.` };
       return { ok: false, reason: 'busy', message: `"${this.download.modelId}" is being downloaded; cancel it first.` };
     }
-    if (!(await this.onDisk(modelId, config))) {
-      const controller = new AbortController();
-      this.download = { modelId, controller };
-      try {
-        await downloadHubModel({
-          modelId,
-          onnxFile: onnxFileFor(config.embedding.dtype),
-          dataRoot: dataRootOf(config),
-          signal: controller.signal,
-          onProgress: (progress) => this.host.emit({ type: 'model-download', ...progress }),
-        });
-        // The files as createEmbedder will read them: config.json and tokenizer.json parse, the weights are there.
-        if (!(await this.onDisk(modelId, config))) throw new ModelDownloadError('damaged', `"${modelId}" was downloaded but its folder is incomplete; try again.`);
-      } catch (error) {
-        if (error instanceof ModelDownloadError) return { ok: false, reason: error.reason, message: error.message };
-        return { ok: false, reason: 'failed', message: (error as Error).message };
-      } finally {
-        this.download = undefined;
-      }
+    try {
+      await this.fetchIfMissing(modelId, config);
+    } catch (error) {
+      if (error instanceof ModelDownloadError) return { ok: false, reason: error.reason, message: error.message };
+      return { ok: false, reason: 'failed', message: (error as Error).message };
     }
     if (this.currentModel(config) === modelId) return { ok: true };
     const saved = await this.host.saveConfigValues({ 'embedding.model': modelId });
     if (saved.ok) this.saved = { modelId, from: config.embedding.model };
     return saved.ok ? { ok: true, ...(saved.rebuild ? { rebuild: saved.rebuild } : {}) } : { ok: false, reason: 'config', message: saved.problem.message };
+  }
+
+  /**
+   * Makes a model set by hand in config.toml local before the vault opens with it: bundled or already downloaded,
+   * nothing happens; otherwise it is downloaded as the picker does (progress events, cancel, resume, checked files),
+   * never by transformers.js's own fetch. Throws a one-line Error (offline, not found, cancelled, …) when it cannot.
+   * `config` is the config the vault is about to open with (its data folder and dtype); default the one in force.
+   */
+  async ensureLocal(modelId: string, config: CairnConfig = this.host.config()): Promise<void> {
+    if (this.download?.modelId === modelId) throw new Error(`"${modelId}" is being downloaded already; the vault opens with it once that is done.`);
+    if (this.download) throw new Error(`"${this.download.modelId}" is being downloaded; cancel it first.`);
+    await this.fetchIfMissing(modelId, config);
+  }
+
+  /** Downloads the model unless it is on disk, then checks it; throws ModelDownloadError (or an Error) when that fails. */
+  private async fetchIfMissing(modelId: string, config: CairnConfig): Promise<void> {
+    if (await this.onDisk(modelId, config)) return;
+    const controller = new AbortController();
+    this.download = { modelId, controller };
+    try {
+      await downloadHubModel({
+        modelId,
+        onnxFile: onnxFileFor(config.embedding.dtype),
+        dataRoot: dataRootOf(config),
+        signal: controller.signal,
+        onProgress: (progress) => this.host.emit({ type: 'model-download', ...progress }),
+      });
+      // The files as createEmbedder will read them: config.json and tokenizer.json parse, the weights are there.
+      if (!(await this.onDisk(modelId, config))) throw new ModelDownloadError('damaged', `"${modelId}" was downloaded but its folder is incomplete; try again.`);
+    } finally {
+      this.download = undefined;
+    }
   }
 
   /** The model in force, or the one just saved while the vault is reopened with it. */

@@ -1,20 +1,7 @@
-/**
- * Fusion settings that belong to the embedding model, not to the code: a static word model ranks far less
- * reliably than a sentence transformer, so it deserves less weight against BM25. A model folder may hold
- * cairn.json → { "fusion": { "rrf_k": 10, "keyword_weight": 1, "vector_weight": 0.5 } }; [search] rrf_k (when
- * not 0) replaces the model's constant and [search] keyword_weight / vector_weight scale its weights.
- */
+/** Reads an embedding model folder's fusion defaults (its cairn.json; see `FusionDefaults`). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-
-export interface FusionDefaults {
-  rrf_k: number;
-  keyword_weight: number;
-  vector_weight: number;
-}
-
-/** For a model folder without cairn.json (a hub transformer): the classic equal-weight RRF of Cormack et al. */
-export const GENERIC_FUSION_DEFAULTS: Readonly<FusionDefaults> = { rrf_k: 60, keyword_weight: 1, vector_weight: 1 };
+import { GENERIC_FUSION_DEFAULTS, type FusionDefaults } from '../../config/rankingPolicy.js';
 
 export const MODEL_SEARCH_FILE = 'cairn.json';
 

@@ -6,7 +6,7 @@ import { readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const RENDERER_DIR = fileURLToPath(new URL('../../renderer', import.meta.url));
+export const RENDERER_DIR = fileURLToPath(new URL('../renderer', import.meta.url));
 export const RENDERER_DIST = path.join(RENDERER_DIR, 'dist');
 
 /** Newest modification time of the renderer's sources (everything under renderer/ but its build output). */
@@ -21,7 +21,7 @@ async function newestSourceTime(dir: string): Promise<number> {
 }
 
 /** The renderer bundles core modules it imports (the outline parser, the API types): a change there is a change too. */
-const CORE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const CORE_DIR = fileURLToPath(new URL('../core', import.meta.url));
 
 export async function rendererIsStale(): Promise<boolean> {
   const index = path.join(RENDERER_DIST, 'index.html');

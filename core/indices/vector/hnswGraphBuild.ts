@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
+import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../../process/workerProcess.js';
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
 import type { HnswBuildJob, HnswBuildReply } from './hnswGraphWorker.js';
 

@@ -1,0 +1,102 @@
+// Opening a vault: the one given, or again when config.toml changed what it is built from; and, once it is
+// indexed, learning its vocabulary in the background when that is due (then opening it again with the new table).
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CairnConfig } from '../config/schema.js';
+import type { AppContext } from './appContext.js';
+import { CairnError } from '../contract/errors.js';
+import { CairnVault } from './vault.js';
+
+const ADAPT_RETRY_MS = 15 * 60_000;
+
+export class VaultOpener {
+  /** The vocabulary adaptation running in the background, if any (one at a time). */
+  private adaptation?: { controller: AbortController; done: Promise<void> };
+  /** When adaptation last failed: it is not retried on every change after that, only after ADAPT_RETRY_MS. */
+  private adaptFailedAt = -Infinity;
+
+  constructor(private readonly app: AppContext) {}
+
+  /** Opens the folder as the vault (it wins over `[vault] path` from then on) and remembers it as recent. */
+  async open(vaultPath: string): Promise<void> {
+    const { app } = this;
+    const absolute = path.resolve(vaultPath);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info?.isDirectory()) throw new CairnError(`${absolute} is not a folder`);
+    const config = structuredClone(app.config);
+    config.vault.path = absolute;
+    const previousOverride = app.vaultOverride;
+    app.vaultOverride = absolute;
+    try {
+      await app.live.run(() => this.reopen(config));
+    } catch (error) {
+      // A vault that could not be opened is not the one later config reloads reopen.
+      if (app.vault?.vaultPath !== absolute) app.vaultOverride = previousOverride;
+      throw error;
+    }
+    await app.recent.remember(absolute);
+  }
+
+  /** Opens the vault with `config` (run it in the live queue): the previous vault answers searches until the new one is ready. */
+  async reopen(config: CairnConfig): Promise<void> {
+    const { app } = this;
+    const next = await CairnVault.open(structuredClone(config));
+    const pending = next.status().pendingRebuild;
+    // A vault already open on the same folder keeps answering while its successor builds.
+    const previous = app.vault;
+    await app.live.unwatch();
+    if (!previous || pending === 'no index yet') app.vault = next;
+    try {
+      await next.index(app.onIndexEvent);
+    } finally {
+      app.rebuilding = null;
+      app.indexing = null;
+    }
+    app.vault = next;
+    if (previous && previous !== next) await previous.close();
+    app.config = config;
+    // A reopen that finishes after close() began must not leave a watcher running (it would keep the process alive).
+    if (app.options.watch !== false && !app.closed) await app.live.watch(next, config);
+    await app.emitState();
+    this.adaptWhenDue(next);
+  }
+
+  /**
+   * Learns the vault's vocabulary in the background when it is due (first index, or enough changed): searches are
+   * answered throughout by the vault as it is; when a new table comes of it, the vault is reopened with it (the old
+   * one answers until the re-embedded index is complete). A failure leaves the table in force and is reported.
+   */
+  adaptWhenDue(vault: CairnVault): void {
+    const { app } = this;
+    if (this.adaptation || app.closed || vault !== app.vault || Date.now() - this.adaptFailedAt < ADAPT_RETRY_MS || !vault.adaptationDue()) return;
+    const controller = new AbortController();
+    const run = async () => {
+      try {
+        const outcome = await vault.adapt({
+          signal: controller.signal,
+          onProgress: (progress) => {
+            app.adapting = progress;
+            app.emit({ type: 'adapt-progress', ...progress });
+          },
+        });
+        app.adapting = null;
+        app.emit({ type: 'adapt-finished', adapted: outcome.adapted, ...(outcome.adapted ? {} : { reason: outcome.reason }) });
+        if (outcome.adapted && vault === app.vault && !app.closed) await app.live.run(() => this.reopen(app.config));
+      } catch (error) {
+        if (!controller.signal.aborted) this.adaptFailedAt = Date.now();
+        if (!controller.signal.aborted) app.emit({ type: 'error', message: `learning this vault's vocabulary failed (the current embedding table stays in use): ${(error as Error).message}` });
+      } finally {
+        app.adapting = null;
+        this.adaptation = undefined;
+        if (!app.closed) await app.emitState();
+      }
+    };
+    this.adaptation = { controller, done: run() };
+  }
+
+  /** Stops an adaptation under way (its table is not recorded). */
+  async close(): Promise<void> {
+    this.adaptation?.controller.abort();
+    await this.adaptation?.done;
+  }
+}

@@ -1,0 +1,49 @@
+/** The k best of a stream, in a binary heap whose root is the worst kept. */
+export class BestOf<T> {
+  private readonly heap: T[] = [];
+
+  constructor(
+    private readonly k: number,
+    /** Negative when a ranks before b. */
+    private readonly compare: (a: T, b: T) => number,
+  ) {}
+
+  offer(item: T): void {
+    const heap = this.heap;
+    if (heap.length < this.k) {
+      heap.push(item);
+      this.siftUp(heap.length - 1);
+    } else if (this.compare(item, heap[0]!) < 0) {
+      heap[0] = item;
+      this.siftDown(0);
+    }
+  }
+
+  sorted(): T[] {
+    return [...this.heap].sort(this.compare);
+  }
+
+  private siftUp(i: number): void {
+    const heap = this.heap;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.compare(heap[i]!, heap[parent]!) <= 0) return;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  private siftDown(i: number): void {
+    const heap = this.heap;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < heap.length && this.compare(heap[left]!, heap[worst]!) > 0) worst = left;
+      if (right < heap.length && this.compare(heap[right]!, heap[worst]!) > 0) worst = right;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst]!, heap[i]!];
+      i = worst;
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Keyword search over the chunk postings: BM25+ as MiniSearch defines it, counted per query slot, in the keyword
+ * tiers (core/search/ranking/tiers.ts), the k best kept in a heap rather than every match sorted.
+ */
+import { compareTiered, KEYWORD_TIER, keywordTier } from '../../search/ranking/tiers.js';
+import { BestOf } from './bestOf.js';
+import { BOOST_BY_FIELD_ID, normalizeExactKey, type TitleKeys } from './keywordDocs.js';
+import type { ChunkPostings } from './miniSearchInternals.js';
+import { planExpansions, planQuery, type QueryPlan } from './queryPlan.js';
+
+export interface KeywordHit {
+  id: string;
+  score: number;
+  exactTitle: boolean;
+  /** Matched index terms. */
+  terms: string[];
+}
+
+export interface KeywordSearchOptions {
+  accept?: (id: string) => boolean;
+  /** Extra weighted query terms (e.g. word-vector neighbours), OR-ed in with weight < 1. */
+  expansions?: ReadonlyArray<{ term: string; weight: number }>;
+}
+
+// BM25+ as MiniSearch defines it (its defaults).
+const BM25_K = 1.2;
+const BM25_B = 0.7;
+const BM25_D = 0.5;
+
+/** BM25+ sums per chunk (indexed by MiniSearch short id), and how many query slots each chunk matched. */
+interface Scores {
+  sum: Float64Array;
+  slotCount: Uint16Array;
+  touched: number[];
+}
+
+interface Candidate {
+  doc: number;
+  tier: number;
+  score: number;
+}
+
+/** Caches `accept` per chunk for one query: it is asked once per chunk, not once per matching term. */
+class ChunkFilter {
+  private readonly state: Uint8Array | undefined;
+
+  constructor(
+    private readonly accept: ((id: string) => boolean) | undefined,
+    private readonly index: ChunkPostings,
+  ) {
+    this.state = accept ? new Uint8Array(index.idLimit) : undefined;
+  }
+
+  accepts(doc: number): boolean {
+    if (!this.state) return true;
+    let state = this.state[doc]!;
+    if (state === 0) this.state[doc] = state = this.accept!(this.index.idOf(doc)!) ? 1 : 2;
+    return state === 1;
+  }
+}
+
+/** The k best chunks for a query: exact title/alias matches first, then by BM25+ (see `keywordTier`). */
+export function searchChunks(index: ChunkPostings, titles: TitleKeys, query: string, k: number, options: KeywordSearchOptions = {}): KeywordHit[] {
+  const limit = Math.floor(k);
+  if (!(limit > 0)) return [];
+  const filter = new ChunkFilter(options.accept, index);
+  const plan = planQuery(query, index);
+  const main = score(index, plan, filter);
+  const expansionPlan = planExpansions(options.expansions ?? [], plan, index);
+  const expansions = expansionPlan.terms.length > 0 ? score(index, expansionPlan, filter) : undefined;
+
+  const best = new BestOf<Candidate>(limit, (a, b) => compareTiered(a, b, (c) => index.idOf(c.doc)!));
+  const exact = new Set<number>();
+  for (const id of titles.ids(normalizeExactKey(query))) {
+    const doc = index.shortIdOf(id);
+    if (doc !== undefined && filter.accepts(doc)) exact.add(doc);
+  }
+  const rank = (doc: number): Candidate => {
+    // MiniSearch multiplies by the number of query terms matched; here by query slots, so a prefix completion
+    // or typo correction does not count as a second matched word.
+    const own = main.sum[doc]! * main.slotCount[doc]!;
+    const extra = expansions ? expansions.sum[doc]! : 0;
+    return { doc, tier: keywordTier(exact.has(doc), main.slotCount[doc]! > 0), score: own + extra };
+  };
+  for (const doc of main.touched) best.offer(rank(doc));
+  for (const doc of expansions?.touched ?? []) if (main.slotCount[doc] === 0) best.offer(rank(doc));
+  for (const doc of exact) if (main.slotCount[doc] === 0 && !(expansions && expansions.slotCount[doc]! > 0)) best.offer(rank(doc));
+
+  return best.sorted().map(({ doc, tier, score }) => ({
+    id: index.idOf(doc)!,
+    score,
+    exactTitle: tier === KEYWORD_TIER.exactTitle,
+    terms: matchedTerms(index, doc, plan, expansionPlan),
+  }));
+}
+
+function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter): Scores {
+  const size = index.idLimit;
+  const scores: Scores = { sum: new Float64Array(size), slotCount: new Uint16Array(size), touched: [] };
+  const lastSlot = new Int32Array(size).fill(-1);
+  const { sum, slotCount, touched } = scores;
+  const documentCount = index.documentCount;
+  // Discarded chunks keep postings until vacuumed: then count only live ones, so scores do not depend on
+  // when MiniSearch last vacuumed.
+  const dirty = index.dirty;
+  // Slot by slot, so that "matched this slot already" is one comparison with the last slot seen.
+  const order = plan.terms.map((_, t) => t).sort((a, b) => plan.slots[a]! - plan.slots[b]! || a - b);
+  for (const t of order) {
+    const fields = index.postings(plan.terms[t]!);
+    if (!fields) continue;
+    const slot = plan.slots[t]!;
+    const termBoost = plan.boosts[t]!;
+    fields.forEach((postings, fieldId) => {
+      const frequency = dirty ? index.liveCount(postings) : postings.size;
+      if (frequency === 0) return;
+      const idf = Math.log(1 + (documentCount - frequency + 0.5) / (frequency + 0.5));
+      const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;
+      const averageLength = index.averageFieldLength(fieldId);
+      postings.forEach((tf, doc) => {
+        const lengths = index.fieldLengths(doc);
+        if (lengths === undefined || !filter.accepts(doc)) return;
+        const norm = BM25_K * (1 - BM25_B + (BM25_B * lengths[fieldId]!) / averageLength);
+        sum[doc] += weight * (BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
+        if (lastSlot[doc] !== slot) {
+          if (lastSlot[doc] === -1) touched.push(doc);
+          lastSlot[doc] = slot;
+          slotCount[doc]++;
+        }
+      });
+    });
+  }
+  return scores;
+}
+
+function matchedTerms(index: ChunkPostings, doc: number, ...plans: QueryPlan[]): string[] {
+  const matched: string[] = [];
+  for (const plan of plans) {
+    for (const term of plan.terms) {
+      const fields = index.postings(term);
+      if (fields && [...fields.values()].some((postings) => postings.has(doc))) matched.push(term);
+    }
+  }
+  return matched;
+}

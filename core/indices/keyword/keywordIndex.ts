@@ -1,0 +1,78 @@
+/**
+ * BM25+ keyword search over chunks, with exact title/alias matches first, as-you-type prefix on the last word,
+ * light typo tolerance, and optional weighted expansion terms. The facade over this folder: the documents
+ * (keywordDocs.ts), MiniSearch's internals (miniSearchInternals.ts), the query plan and scorer (queryPlan.ts,
+ * bm25Scorer.ts) and the file format (keywordIndexFile.ts).
+ */
+import { searchChunks, type KeywordHit, type KeywordSearchOptions } from './bm25Scorer.js';
+import { titleKeysOf, TitleKeys, type KeywordDoc } from './keywordDocs.js';
+import { keywordIndexLines, readKeywordIndex } from './keywordIndexFile.js';
+import { ChunkPostings } from './miniSearchInternals.js';
+
+export type { KeywordHit, KeywordSearchOptions } from './bm25Scorer.js';
+export { KEYWORD_FIELD_BOOSTS, type KeywordDoc } from './keywordDocs.js';
+export { KeywordIndexCorruptError } from './keywordIndexFile.js';
+
+export class KeywordIndex {
+  private constructor(
+    private readonly index: ChunkPostings,
+    private readonly titles: TitleKeys,
+  ) {}
+
+  static create(): KeywordIndex {
+    return new KeywordIndex(ChunkPostings.create(), new TitleKeys());
+  }
+
+  /** Loads what `lines()` wrote, giving the event loop a turn every few milliseconds. */
+  static async read(bytes: Uint8Array): Promise<KeywordIndex> {
+    const { index, titles } = await readKeywordIndex(bytes);
+    return new KeywordIndex(index, titles);
+  }
+
+  /**
+   * The index as lines of JSON (see keywordIndexFile.ts). The index must not change while they are taken (call
+   * `settle()` first: an automatic vacuum in progress would change it).
+   */
+  lines(): Generator<string> {
+    return keywordIndexLines(this.index, this.titles);
+  }
+
+  /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
+  settle(): Promise<void> {
+    return this.index.settle();
+  }
+
+  get size(): number {
+    return this.index.documentCount;
+  }
+
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  upsert(docs: ReadonlyArray<KeywordDoc>): void {
+    for (const doc of docs) {
+      if (this.index.has(doc.id)) this.discard(doc.id);
+      this.index.add(doc);
+      for (const key of titleKeysOf(doc)) this.titles.add(key, doc.id);
+    }
+  }
+
+  remove(ids: Iterable<string>): void {
+    for (const id of ids) if (this.index.has(id)) this.discard(id);
+  }
+
+  search(query: string, k: number, options: KeywordSearchOptions = {}): KeywordHit[] {
+    return searchChunks(this.index, this.titles, query, k, options);
+  }
+
+  /** Every distinct indexed term (for building query expansions over the vault's own vocabulary). */
+  terms(): string[] {
+    return this.index.terms();
+  }
+
+  private discard(id: string): void {
+    this.index.discard(id);
+    this.titles.discard(id);
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * The keyword index file: lines of JSON, a header first (format, version, term count, the title map and
+ * MiniSearch's document tables), then the postings, a few thousand terms a line, each term's postings per field
+ * as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for long
+ * nor needs one giant string.
+ */
+import type { AsPlainObject } from 'minisearch';
+import { eachLine } from '../lineFile.js';
+import { FIELDS, TitleKeys } from './keywordDocs.js';
+import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
+
+export class KeywordIndexCorruptError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KeywordIndexCorruptError';
+  }
+}
+
+const FORMAT = 'cairn-keyword-index';
+const FORMAT_VERSION = 2;
+
+// Terms per piece of the written JSON: about 10 ms of encoding each.
+const TERMS_PER_LINE = 2000;
+
+/** The index as lines of JSON. It must not change while they are taken (settle it first: vacuuming changes it). */
+export function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): Generator<string> {
+  // plain() drops stale postings first, so the term count is taken after it.
+  const miniSearch = index.plain();
+  const header = { format: FORMAT, version: FORMAT_VERSION, terms: index.termCount, titles: titles.entries(), miniSearch };
+  yield `${JSON.stringify(header)}\n`;
+  let piece: Array<Array<string | number>> = [];
+  for (const row of postingRows(index)) {
+    piece.push(row);
+    if (piece.length === TERMS_PER_LINE) {
+      yield `${JSON.stringify(piece)}\n`;
+      piece = [];
+    }
+  }
+  if (piece.length) yield `${JSON.stringify(piece)}\n`;
+}
+
+function* postingRows(index: ChunkPostings): Generator<Array<string | number>> {
+  const writer = new VarintWriter();
+  for (const [term, fields] of index.entries()) {
+    const row: Array<string | number> = [term];
+    for (const [fieldId, docs] of fields) row.push(fieldId, writer.encodePostings(docs));
+    yield row;
+  }
+}
+
+/**
+ * Loads what `keywordIndexLines` wrote: the header first (MiniSearch's document tables and the title map), then
+ * the postings, line by line, giving the event loop a turn every few milliseconds.
+ */
+export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
+  let loaded: { index: ChunkPostings; titles: TitleKeys } | undefined;
+  let expectedTerms = 0;
+  await eachLine(bytes, (line, lineNumber) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is not valid JSON`, { cause: error });
+    }
+    if (!loaded) {
+      ({ terms: expectedTerms, ...loaded } = fromHeader(parsed));
+    } else {
+      if (!Array.isArray(parsed)) throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} holds no postings`);
+      loadPostings(loaded.index, parsed);
+    }
+  });
+  if (!loaded) throw new KeywordIndexCorruptError('keyword index is empty');
+  if (loaded.index.termCount !== expectedTerms) throw new KeywordIndexCorruptError(`keyword index holds ${loaded.index.termCount} terms, its header says ${expectedTerms}`);
+  return loaded;
+}
+
+function fromHeader(parsed: unknown): { index: ChunkPostings; titles: TitleKeys; terms: number } {
+  const data = parsed as { format?: unknown; version?: unknown; titles?: unknown; miniSearch?: unknown; terms?: unknown } | null;
+  if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
+    throw new KeywordIndexCorruptError('not a keyword index');
+  }
+  if (data.version !== FORMAT_VERSION) {
+    throw new KeywordIndexCorruptError(`keyword index format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
+  }
+  checkMiniSearchShape(data.miniSearch);
+  if (typeof data.terms !== 'number' || !Number.isSafeInteger(data.terms) || data.terms < 0) throw new KeywordIndexCorruptError('keyword index header has no term count');
+  let index: ChunkPostings;
+  try {
+    index = ChunkPostings.fromPlain(data.miniSearch);
+  } catch (error) {
+    throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
+  }
+  return { index, titles: loadTitles(data.titles, index), terms: data.terms };
+}
+
+function loadPostings(index: ChunkPostings, rows: unknown[]): void {
+  const reader = new VarintReader();
+  const fieldCount = FIELDS.length;
+  for (const row of rows) {
+    if (!Array.isArray(row) || typeof row[0] !== 'string' || row.length < 3 || row.length % 2 === 0) {
+      throw new KeywordIndexCorruptError('keyword index postings are damaged');
+    }
+    const fields: TermPostings = new Map();
+    for (let i = 1; i < row.length; i += 2) {
+      const fieldId = row[i] as unknown;
+      const encoded = row[i + 1] as unknown;
+      if (typeof fieldId !== 'number' || !Number.isInteger(fieldId) || fieldId < 0 || fieldId >= fieldCount || typeof encoded !== 'string') {
+        throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      }
+      fields.set(fieldId, new LazyPostings(encoded, index.idLimit, reader));
+    }
+    index.setTerm(row[0], fields);
+  }
+}
+
+function loadTitles(titles: unknown, index: ChunkPostings): TitleKeys {
+  if (!Array.isArray(titles)) throw new KeywordIndexCorruptError('keyword index has no title map');
+  const keys = new TitleKeys();
+  for (const entry of titles as unknown[]) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) {
+      throw new KeywordIndexCorruptError('keyword index title map is damaged');
+    }
+    for (const id of entry[1] as unknown[]) {
+      if (typeof id !== 'string' || !index.has(id)) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
+      keys.add(entry[0], id);
+    }
+  }
+  return keys;
+}
+
+/** Postings as base64 of varints: (short id delta, term frequency) pairs, ids ascending. ~4x smaller than JSON objects. */
+class VarintWriter {
+  private bytes = new Uint8Array(1 << 16);
+  private length = 0;
+
+  encodePostings(postings: Map<number, number>): string {
+    this.length = 0;
+    let docs = [...postings.keys()];
+    if (!isAscending(docs)) docs = docs.sort((a, b) => a - b);
+    let previous = 0;
+    for (const doc of docs) {
+      this.write(doc - previous);
+      this.write(postings.get(doc)!);
+      previous = doc;
+    }
+    return Buffer.from(this.bytes.buffer, 0, this.length).toString('base64');
+  }
+
+  private write(value: number): void {
+    if (this.length + 5 > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    let rest = value;
+    while (rest >= 0x80) {
+      this.bytes[this.length++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.bytes[this.length++] = rest;
+  }
+}
+
+/**
+ * The postings of one term in one field, decoded on first use. Loading a saved index then builds only the
+ * postings that queries and updates touch, instead of millions of map entries up front (the bulk of the load
+ * time and its garbage collection on a large vault). The encoding is checked when loaded, so damage is still
+ * found at load.
+ */
+class LazyPostings extends Map<number, number> {
+  private encoded: string | undefined;
+
+  constructor(
+    encoded: string,
+    private readonly idLimit: number,
+    reader: VarintReader,
+  ) {
+    super();
+    reader.checkPostings(encoded, idLimit);
+    this.encoded = encoded;
+  }
+
+  private decoded(): this {
+    if (this.encoded !== undefined) {
+      const encoded = this.encoded;
+      this.encoded = undefined;
+      for (const [doc, frequency] of new VarintReader().decodePostings(encoded, this.idLimit)) super.set(doc, frequency);
+    }
+    return this;
+  }
+
+  override get size(): number {
+    return this.decoded() && super.size;
+  }
+  override get(key: number): number | undefined {
+    return this.decoded() && super.get(key);
+  }
+  override has(key: number): boolean {
+    return this.decoded() && super.has(key);
+  }
+  override set(key: number, value: number): this {
+    // Map's constructor calls set() before `encoded` exists: nothing to decode then.
+    if (this.encoded !== undefined) this.decoded();
+    return super.set(key, value);
+  }
+  override delete(key: number): boolean {
+    return this.decoded() && super.delete(key);
+  }
+  override clear(): void {
+    this.encoded = undefined;
+    super.clear();
+  }
+  override forEach(callback: (value: number, key: number, map: Map<number, number>) => void, thisArg?: unknown): void {
+    this.decoded();
+    super.forEach(callback, thisArg);
+  }
+  override entries(): MapIterator<[number, number]> {
+    return this.decoded() && super.entries();
+  }
+  override keys(): MapIterator<number> {
+    return this.decoded() && super.keys();
+  }
+  override values(): MapIterator<number> {
+    return this.decoded() && super.values();
+  }
+  override [Symbol.iterator](): MapIterator<[number, number]> {
+    return this.decoded() && super[Symbol.iterator]();
+  }
+}
+
+class VarintReader {
+  private bytes: Uint8Array = new Uint8Array(0);
+  private offset = 0;
+
+  decodePostings(encoded: string, idLimit: number): Map<number, number> {
+    this.bytes = Buffer.from(encoded, 'base64');
+    this.offset = 0;
+    const postings = new Map<number, number>();
+    let doc = 0;
+    while (this.offset < this.bytes.length) {
+      doc += this.read();
+      const frequency = this.read();
+      if (doc >= idLimit || frequency === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      postings.set(doc, frequency);
+    }
+    return postings;
+  }
+
+  /** Walks the encoding without building anything: throws KeywordIndexCorruptError on damage. */
+  checkPostings(encoded: string, idLimit: number): void {
+    this.bytes = Buffer.from(encoded, 'base64');
+    this.offset = 0;
+    let doc = 0;
+    while (this.offset < this.bytes.length) {
+      doc += this.read();
+      if (doc >= idLimit || this.read() === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+    }
+  }
+
+  private read(): number {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      if (this.offset >= this.bytes.length || shift > 28) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      const byte = this.bytes[this.offset++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  }
+}
+
+function isAscending(values: number[]): boolean {
+  for (let i = 1; i < values.length; i++) if (values[i]! <= values[i - 1]!) return false;
+  return true;
+}
+
+/** Enough structure that MiniSearch's loader cannot silently build a broken index. */
+function checkMiniSearchShape(value: unknown): asserts value is AsPlainObject {
+  const js = value as Partial<Record<keyof AsPlainObject, unknown>> | null;
+  const ok =
+    typeof js === 'object' &&
+    js !== null &&
+    js.serializationVersion === 2 &&
+    typeof js.documentCount === 'number' &&
+    typeof js.nextId === 'number' &&
+    isPlainObject(js.documentIds) &&
+    isPlainObject(js.fieldLength) &&
+    isPlainObject(js.storedFields) &&
+    Array.isArray(js.averageFieldLength) &&
+    isPlainObject(js.fieldIds) &&
+    FIELDS.every((field, i) => (js.fieldIds as Record<string, unknown>)[field] === i) &&
+    Object.keys(js.documentIds as object).length === js.documentCount &&
+    Object.keys(js.fieldLength as object).length === js.documentCount;
+  if (!ok) throw new KeywordIndexCorruptError('keyword index data is damaged or from another version');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

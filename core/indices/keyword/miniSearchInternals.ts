@@ -1,0 +1,225 @@
+// ---------------------------------------------------------------------------------------------------------
+// The one file that touches MiniSearch's internals. MiniSearch maintains the index (add, discard, vacuum).
+// Queries are scored elsewhere (bm25Scorer.ts), over its postings, with its BM25+ formula: its own `search`
+// builds a result object per matching chunk and sorts them all, which on a large vault costs more than the
+// scoring (a common word matches tens of thousands of chunks). Saving and loading also write its postings
+// directly, in a compact form. These are the fields of MiniSearch 7 used.
+// ---------------------------------------------------------------------------------------------------------
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
+import { tokenizeForSearch } from '../searchTokenizer.js';
+import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
+
+/** Field id → (chunk short id → term frequency). */
+export type TermPostings = Map<number, Map<number, number>>;
+
+interface MiniSearchInternals {
+  _index: {
+    get(term: string): TermPostings | undefined;
+    set(term: string, value: TermPostings): unknown;
+    delete(term: string): void;
+    atPrefix(prefix: string): Iterable<[string, TermPostings]>;
+    fuzzyGet(term: string, maxDistance: number): Map<string, [TermPostings, number]>;
+    [Symbol.iterator](): Iterator<[string, TermPostings]>;
+    readonly size: number;
+  };
+  _documentIds: Map<number, string>;
+  _idToShortId: Map<string, number>;
+  _fieldLength: Map<number, number[]>;
+  _avgFieldLength: number[];
+  _documentCount: number;
+  _nextId: number;
+  _dirtCount: number;
+  _fieldIds: Record<string, number>;
+  _currentVacuum: Promise<void> | null;
+}
+
+// Vacuuming walks the whole term tree: only once a tenth of the documents (and at least 100) are stale.
+const AUTO_VACUUM = { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 2000, batchWait: 5 };
+
+/** The same options at build and load time: MiniSearch does not store them in its JSON. */
+const MINISEARCH_OPTIONS: Options<KeywordDoc> = {
+  fields: [...FIELDS],
+  idField: 'id',
+  storeFields: [],
+  extractField,
+  tokenize: tokenizeForSearch,
+  processTerm: (term) => term,
+  autoVacuum: AUTO_VACUUM,
+};
+
+function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
+  const m = mini as unknown as MiniSearchInternals;
+  const ok =
+    m._documentIds instanceof Map &&
+    m._idToShortId instanceof Map &&
+    m._fieldLength instanceof Map &&
+    Array.isArray(m._avgFieldLength) &&
+    typeof m._documentCount === 'number' &&
+    typeof m._nextId === 'number' &&
+    typeof m._dirtCount === 'number' &&
+    typeof m._index?.atPrefix === 'function' &&
+    typeof m._index.fuzzyGet === 'function' &&
+    '_currentVacuum' in m;
+  if (!ok) throw new Error('minisearch internals are not those of version 7; core/indices/keyword/miniSearchInternals.ts needs updating');
+  return m;
+}
+
+/** A MiniSearch index of chunks, with its postings and document tables opened up for scoring and saving. */
+export class ChunkPostings {
+  private readonly m: MiniSearchInternals;
+
+  private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
+    this.m = internals(mini);
+  }
+
+  static create(): ChunkPostings {
+    return new ChunkPostings(new MiniSearch(MINISEARCH_OPTIONS));
+  }
+
+  /** From MiniSearch's own serialisation without its inverted index (loaded after with `setTerm`). */
+  static fromPlain(plain: AsPlainObject): ChunkPostings {
+    return new ChunkPostings(MiniSearch.loadJS({ ...plain, index: [] }, MINISEARCH_OPTIONS));
+  }
+
+  get documentCount(): number {
+    return this.mini.documentCount;
+  }
+
+  has(id: string): boolean {
+    return this.mini.has(id);
+  }
+
+  add(doc: KeywordDoc): void {
+    this.mini.add(doc);
+  }
+
+  discard(id: string): void {
+    this.mini.discard(id);
+  }
+
+  /** The chunk id of a short id (MiniSearch's number for a chunk). */
+  idOf(doc: number): string | undefined {
+    return this.m._documentIds.get(doc);
+  }
+
+  shortIdOf(id: string): number | undefined {
+    return this.m._idToShortId.get(id);
+  }
+
+  /** Every short id is below this. */
+  get idLimit(): number {
+    return this.m._nextId;
+  }
+
+  /** A live chunk's field lengths (undefined for a discarded one). */
+  fieldLengths(doc: number): number[] | undefined {
+    return this.m._fieldLength.get(doc);
+  }
+
+  averageFieldLength(fieldId: number): number {
+    return this.m._avgFieldLength[fieldId]!;
+  }
+
+  /** Discarded chunks keep their postings until MiniSearch vacuums. */
+  get dirty(): boolean {
+    return this.m._dirtCount > 0;
+  }
+
+  postings(term: string): TermPostings | undefined {
+    return this.m._index.get(term);
+  }
+
+  atPrefix(prefix: string): Iterable<[string, TermPostings]> {
+    return this.m._index.atPrefix(prefix);
+  }
+
+  fuzzyGet(term: string, maxDistance: number): Map<string, [TermPostings, number]> {
+    return this.m._index.fuzzyGet(term, maxDistance);
+  }
+
+  get termCount(): number {
+    return this.m._index.size;
+  }
+
+  /** Every term with its postings (stale ones included until vacuumed or `dropStalePostings`). */
+  entries(): Iterable<[string, TermPostings]> {
+    return this.m._index;
+  }
+
+  setTerm(term: string, fields: TermPostings): void {
+    this.m._index.set(term, fields);
+  }
+
+  liveCount(postings: Map<number, number>): number {
+    let count = 0;
+    for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) count++;
+    return count;
+  }
+
+  /**
+   * How many chunks (per field) hold a term, counting only live ones while discarded chunks await vacuuming: which
+   * completions and corrections a query gets must not depend on the index's edit history or on vacuum timing.
+   */
+  liveFrequency(fields: TermPostings | undefined): number {
+    if (!fields) return 0;
+    let count = 0;
+    for (const postings of fields.values()) count += this.m._dirtCount > 0 ? this.liveCount(postings) : postings.size;
+    return count;
+  }
+
+  /** Every distinct term some live chunk has. */
+  terms(): string[] {
+    const terms: string[] = [];
+    // Terms of discarded chunks linger until vacuuming. With none discarded every term is live, and the postings
+    // (decoded lazily after loading) need not be read at all.
+    const dirty = this.m._dirtCount > 0;
+    for (const [term, fields] of this.m._index) if (!dirty || this.hasLiveChunk(fields)) terms.push(term);
+    return terms;
+  }
+
+  /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
+  async settle(): Promise<void> {
+    while (this.m._currentVacuum) await this.m._currentVacuum;
+  }
+
+  /**
+   * MiniSearch's own serialisation, except the inverted index (written compactly from `entries()`). Stale postings
+   * are dropped first, so only live data is written.
+   */
+  plain(): AsPlainObject {
+    this.dropStalePostings();
+    const m = this.m;
+    return {
+      documentCount: m._documentCount,
+      nextId: m._nextId,
+      documentIds: Object.fromEntries(m._documentIds),
+      fieldIds: m._fieldIds,
+      fieldLength: Object.fromEntries(m._fieldLength),
+      averageFieldLength: m._avgFieldLength,
+      storedFields: {},
+      dirtCount: m._dirtCount,
+      index: [],
+      serializationVersion: 2,
+    };
+  }
+
+  private hasLiveChunk(fields: TermPostings): boolean {
+    for (const postings of fields.values()) for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) return true;
+    return false;
+  }
+
+  /** Saving is a full pass anyway: drop discarded chunks' postings now rather than wait for vacuuming. */
+  private dropStalePostings(): void {
+    if (this.m._dirtCount === 0 || this.mini.isVacuuming) return;
+    const emptyTerms: string[] = [];
+    for (const [term, fields] of this.m._index) {
+      for (const [fieldId, postings] of fields) {
+        for (const doc of postings.keys()) if (!this.m._fieldLength.has(doc)) postings.delete(doc);
+        if (postings.size === 0) fields.delete(fieldId);
+      }
+      if (fields.size === 0) emptyTerms.push(term);
+    }
+    for (const term of emptyTerms) this.m._index.delete(term);
+    this.m._dirtCount = 0;
+  }
+}

@@ -1,0 +1,139 @@
+// What happens when a file is saved: the vault watcher's debounced batch is applied to the index (searchable at once),
+// each note's change is announced, the index is saved a little later (one write for a burst of saves), and the whole
+// vault is reconciled on a timer and whenever folders change. Every change to the index runs in one queue.
+import type { AppEvent } from '../appApi.js';
+import type { CairnConfig } from '../config/schema.js';
+import type { IndexListener } from '../indexing/indexEvents.js';
+import type { VaultLink } from '../vault/scanVault.js';
+import { SerialQueue } from './serialQueue.js';
+import { VaultWatcher, type VaultChangeBatch } from './vaultWatcher.js';
+
+/** Changes are saved this long after the last update, so a burst of saves is one write. */
+export const PERSIST_DELAY_MS = 2000;
+
+/** What the loop needs of an open vault (CairnVault has it). */
+export interface LiveVault {
+  readonly vaultPath: string;
+  hasNote(notePath: string): boolean;
+  /** Applies changes to these vault-relative paths now; `persist()` saves them. */
+  update(paths: Iterable<string>, listener: IndexListener): Promise<unknown>;
+  /** Brings the whole index up to date with the vault, and saves it. */
+  index(listener: IndexListener): Promise<unknown>;
+  persist(): Promise<void>;
+  links(): readonly VaultLink[];
+}
+
+export interface LiveIndexHost<V extends LiveVault> {
+  /** The vault the app serves now: a batch for any other (a replaced vault) is dropped. */
+  vault(): V | undefined;
+  /** True once the app is closing: nothing more is applied. */
+  closed(): boolean;
+  onIndexEvent: IndexListener;
+  emit(event: Extract<AppEvent, { type: 'note-changed' | 'error' }>): void;
+  /** After a batch or a reconcile changed the index. */
+  indexChanged(vault: V): Promise<void>;
+}
+
+/** The live-update loop of the open vault, and the single writer of its index. */
+export class LiveIndex<V extends LiveVault> {
+  private watcher?: VaultWatcher;
+  private reconcileTimer?: NodeJS.Timeout;
+  private persistTimer?: NodeJS.Timeout;
+  private readonly queue = new SerialQueue();
+  private readonly pending = new Set<string>();
+
+  constructor(private readonly host: LiveIndexHost<V>) {}
+
+  /** Files of a batch being applied now. */
+  get pendingFiles(): ReadonlySet<string> {
+    return this.pending;
+  }
+
+  /** Runs `job` in the writers' queue: after every change queued before it (opening a vault goes here too). */
+  run<T>(job: () => Promise<T>): Promise<T> {
+    return this.queue.run(job);
+  }
+
+  /** Follows `vault`'s folder with the watcher and starts the reconcile timer ([index] reconcile_interval_seconds). */
+  async watch(vault: V, config: CairnConfig): Promise<void> {
+    this.watcher = new VaultWatcher(vault.vaultPath, config.vault, {
+      debounceMs: config.index.debounce_ms,
+      onBatch: (batch) => this.queue.run(() => this.applyBatch(vault, batch)),
+      onError: (error) => this.host.emit({ type: 'error', message: `watching ${vault.vaultPath}: ${error.message}` }),
+      links: async () => vault.links(),
+    });
+    await this.watcher.start();
+    const every = config.index.reconcile_interval_seconds;
+    if (every > 0) {
+      this.reconcileTimer = setInterval(() => void this.queue.run(() => this.reconcile(vault)), every * 1000);
+      this.reconcileTimer.unref();
+    }
+  }
+
+  /** Stops following the vault (a vault being replaced); a save already scheduled still runs. */
+  async unwatch(): Promise<void> {
+    await this.watcher?.close();
+    clearInterval(this.reconcileTimer);
+  }
+
+  /** Resolves when every queued change has been applied and saved. */
+  async idle(): Promise<void> {
+    await this.watcher?.idle();
+    await this.queue.idle();
+    if (this.persistTimer) await this.flushPersist();
+  }
+
+  /** Stops the loop: what is queued is applied, then saved. */
+  async close(): Promise<void> {
+    clearInterval(this.reconcileTimer);
+    await this.watcher?.close();
+    await this.queue.idle();
+    await this.flushPersist();
+  }
+
+  /** Brings the whole index of `vault` up to date (it saves, so a scheduled save is dropped). */
+  private async reconcile(vault: V): Promise<void> {
+    if (!this.isCurrent(vault)) return;
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    await vault.index(this.host.onIndexEvent);
+    await this.host.indexChanged(vault);
+  }
+
+  private isCurrent(vault: V): boolean {
+    return vault === this.host.vault() && !this.host.closed();
+  }
+
+  private async applyBatch(vault: V, batch: VaultChangeBatch): Promise<void> {
+    if (!this.isCurrent(vault)) return;
+    if (batch.folders) return this.reconcile(vault);
+    for (const file of batch.files) this.pending.add(file);
+    try {
+      const before = new Set([...batch.files].filter((f) => vault.hasNote(f)));
+      await vault.update(batch.files, this.host.onIndexEvent);
+      for (const file of batch.files) {
+        const now = vault.hasNote(file);
+        if (!now && before.has(file)) this.host.emit({ type: 'note-changed', path: file, change: 'removed' });
+        else if (now) this.host.emit({ type: 'note-changed', path: file, change: before.has(file) ? 'changed' : 'added' });
+      }
+    } finally {
+      for (const file of batch.files) this.pending.delete(file);
+    }
+    this.schedulePersist(vault);
+    await this.host.indexChanged(vault);
+  }
+
+  private schedulePersist(vault: V): void {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => void this.flushPersist(vault), PERSIST_DELAY_MS);
+  }
+
+  private async flushPersist(vault = this.host.vault()): Promise<void> {
+    clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    if (!vault) return;
+    await this.queue.run(async () => {
+      if (vault === this.host.vault()) await vault.persist();
+    });
+  }
+}

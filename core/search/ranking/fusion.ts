@@ -1,0 +1,67 @@
+/** Fusing the keyword and vector rankings of one query into one score per chunk: weighted RRF or convex. */
+import type { Explanation } from '../../contract/search.js';
+
+/** One ranked list going into the fusion, best first. */
+export interface RankedList {
+  name: 'keyword' | 'vector';
+  /** This ranking's weight for this query: the model's base weight × the ranker's confidence. */
+  weight: number;
+  ids: readonly string[];
+  /** The ranker's own score of each id (BM25 score / cosine similarity), shown as evidence. */
+  scores?: readonly number[];
+}
+
+/** A fused candidate: its chunk, note, score so far and why. */
+export interface FusedHit {
+  id: string;
+  note: string;
+  score: number;
+  explain: Explanation;
+}
+
+/** The explanation of a chunk no ranking has scored yet. */
+export function emptyExplanation(): Explanation {
+  return { keywordRank: null, vectorRank: null, keywordScore: null, vectorScore: null, weights: { keyword: 0, vector: 0 }, rrf: 0, graph: null, recency: 1, exactTitle: false };
+}
+
+/** Weighted RRF: score(d) = Σ weight / (k + rank), ranks from 1. */
+export function reciprocalRankFusion(lists: readonly RankedList[], k: number): Map<string, Explanation> {
+  const fused = new Map<string, Explanation>();
+  const weights = { keyword: 0, vector: 0 };
+  for (const list of lists) weights[list.name] = list.weight;
+  for (const list of lists) {
+    list.ids.forEach((id, i) => {
+      const entry = fused.get(id) ?? { ...emptyExplanation(), weights };
+      entry.rrf += list.weight / (k + i + 1);
+      const score = list.scores?.[i] ?? null;
+      if (list.name === 'keyword') {
+        entry.keywordRank = i + 1;
+        entry.keywordScore = score;
+      } else {
+        entry.vectorRank = i + 1;
+        entry.vectorScore = score;
+      }
+      fused.set(id, entry);
+    });
+  }
+  return fused;
+}
+
+/**
+ * Score-aware alternative (Bruch, Gai & Ingber, ACM TOIS 2023): score(d) = Σ weight × normalised score, each
+ * list's scores min-max normalised over the list (a chunk a list did not return counts 0 there).
+ */
+export function convexFusion(lists: readonly RankedList[]): Map<string, Explanation> {
+  const fused = reciprocalRankFusion(lists, 1);
+  for (const entry of fused.values()) entry.rrf = 0;
+  for (const list of lists) {
+    const scores = list.scores ?? list.ids.map((_, i) => list.ids.length - i);
+    const top = scores[0] ?? 0;
+    const bottom = scores.at(-1) ?? 0;
+    const span = top - bottom;
+    list.ids.forEach((id, i) => {
+      fused.get(id)!.rrf += list.weight * (span > 0 ? (scores[i]! - bottom) / span : 1);
+    });
+  }
+  return fused;
+}

@@ -1,0 +1,82 @@
+// The live loop on its own (core/live/liveIndex.ts) over a real vault, chokidar and all: each saved file is
+// announced as added, changed or removed (told apart by the cheap hasNote), and a burst of changes is saved once.
+import assert from 'node:assert/strict';
+import { readdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { AppEvent } from '../core/appApi.js';
+import type { CairnVault } from '../core/app/index.js';
+import { defaultConfig } from '../core/config/schema.js';
+import { LiveIndex, PERSIST_DELAY_MS } from '../core/live/liveIndex.js';
+import { eventually } from './support/eventually.js';
+import { indexedNotesVault } from './support/notesVault.js';
+
+describe('the live loop', { timeout: 120_000 }, () => {
+  let vault: CairnVault;
+  let remove: () => Promise<void>;
+  let live: LiveIndex<CairnVault>;
+  let closed = false;
+  const events: AppEvent[] = [];
+  let changes = 0;
+
+  before(async () => {
+    ({ vault, remove } = await indexedNotesVault('cairn-live-index-', {
+      'Otters.md': '# Otters\n\nOtters hold hands while they sleep in the river.\n',
+      'Rivers.md': '# Rivers\n\nRivers carry water, fish and sleeping otters to the sea.\n',
+      'Taxes.md': '# Taxes\n\nFile the quarterly return before the deadline.\n',
+    }));
+    live = new LiveIndex<CairnVault>({
+      vault: () => vault,
+      closed: () => closed,
+      onIndexEvent: () => {},
+      emit: (event) => events.push(event),
+      indexChanged: async () => void changes++,
+    });
+    const config = defaultConfig();
+    config.index.debounce_ms = 50;
+    await live.watch(vault, config);
+  });
+  after(async () => {
+    closed = true;
+    await live?.close();
+    await remove?.();
+  });
+
+  const changeOf = (file: string) => events.filter((e) => e.type === 'note-changed' && e.path === file).map((e) => (e as { change: string }).change);
+
+  it('hasNote tells an indexed note from an unknown path', () => {
+    assert.equal(vault.hasNote('Otters.md'), true);
+    assert.equal(vault.hasNote('Nowhere.md'), false);
+  });
+
+  it('announces a new note as added, an edit as changed and a deletion as removed', async () => {
+    const file = path.join(vault.vaultPath, 'Beavers.md');
+    await writeFile(file, '# Beavers\n\nBeavers build dams across the river.\n');
+    await eventually(() => changeOf('Beavers.md').includes('added'), 'added');
+    assert.equal(vault.hasNote('Beavers.md'), true);
+    await writeFile(file, '# Beavers\n\nBeavers gnaw willow and aspen.\n');
+    await eventually(() => changeOf('Beavers.md').includes('changed'), 'changed');
+    await unlink(file);
+    await eventually(() => changeOf('Beavers.md').includes('removed'), 'removed');
+    assert.equal(vault.hasNote('Beavers.md'), false);
+    assert.deepEqual(changeOf('Beavers.md'), ['added', 'changed', 'removed']);
+    assert.ok(changes >= 3, 'each batch tells the host the index changed');
+  });
+
+  it('saves a burst of changes once, PERSIST_DELAY_MS after the last', async () => {
+    const before = await readdir(vault.dataDir);
+    await writeFile(path.join(vault.vaultPath, 'Otters.md'), '# Otters\n\nOtters juggle pebbles.\n');
+    await eventually(() => changeOf('Otters.md').includes('changed'), 'changed');
+    assert.deepEqual(await readdir(vault.dataDir), before, 'nothing is saved before the delay');
+    await new Promise((resolve) => setTimeout(resolve, PERSIST_DELAY_MS + 500));
+    await live.idle();
+    assert.notDeepEqual(await readdir(vault.dataDir), before, 'the change is saved after the delay');
+  });
+
+  it('related notes name other notes, at most as many as asked, never the note itself', () => {
+    const related = vault.noteInfo('Rivers.md', 1)!.related;
+    assert.equal(related.length, 1);
+    assert.notEqual(related[0], 'Rivers.md');
+    assert.equal(vault.noteInfo('Nowhere.md'), undefined);
+  });
+});
