@@ -5,7 +5,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createChunker } from '../core/chunking/createChunker.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { BUNDLED_MODEL, createEmbedder } from '../core/embedding/embedder.js';
+import { createEmbedder } from '../core/embedding/embedder.js';
+import { BUNDLED_MODEL } from '../core/embedding/modelFolder.js';
 import { readNoteFile } from '../core/vault/readNoteFile.js';
 import { scanVault } from '../core/vault/scanVault.js';
 

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { configProblemLines, problemOf } from '../core/config/checkConfigText.js';
-import { ConfigError } from '../core/config/loadConfig.js';
+import { ConfigError, configErrorLines } from '../core/app/index.js';
 import { registerAskCommand } from './commands/ask.js';
 import { registerChunkCommand } from './commands/chunk.js';
 import { registerEvalCommand } from './commands/eval.js';
@@ -51,7 +50,7 @@ try {
   }
   if (error instanceof ConfigError) {
     // Every problem of the file, one a line; a config that cannot be used is a usage error, like a bad option.
-    for (const line of configProblemLines(problemOf(error))) process.stderr.write(`cairn: error: config: ${line}\n`);
+    for (const line of configErrorLines(error)) process.stderr.write(`cairn: error: config: ${line}\n`);
     process.exit(USAGE_EXIT_CODE);
   }
   fail(error instanceof Error ? error.message : String(error));

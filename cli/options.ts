@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadConfig } from '../core/config/loadConfig.js';
-import type { CairnConfig } from '../core/config/schema.js';
+import { loadCommandConfig, type CairnConfig } from '../core/app/index.js';
 
 /** Options every command takes. */
 export interface CommonOptions {
@@ -21,13 +20,15 @@ export function withCommonOptions(command: Command, { json = true } = {}): Comma
   return command;
 }
 
-/** Loads the config the command should use: --config, else ./config.toml, with --vault/--data-dir on top. */
-export async function resolveConfig(options: CommonOptions): Promise<{ config: CairnConfig; file?: string }> {
+/** The config file the command should use: --config, else ./config.toml when there is one, else none (defaults). */
+export function configFileOf(options: CommonOptions): string | undefined {
   const local = path.resolve('config.toml');
-  const { config, file } = await loadConfig(options.config ?? (existsSync(local) ? local : undefined));
-  if (options.vault) config.vault.path = path.resolve(options.vault);
-  if (options.dataDir) config.index.data_dir = path.resolve(options.dataDir);
-  return { config, file };
+  return options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
+}
+
+/** Loads the config the command should use (see configFileOf), with --vault/--data-dir on top. */
+export function resolveConfig(options: CommonOptions): Promise<{ config: CairnConfig; file?: string }> {
+  return loadCommandConfig(configFileOf(options), options);
 }
 
 /** For `.argument('<query>', …, nonEmpty('the query is empty: …'))`: a blank argument is a usage error (exit 2), not a search for nothing. */

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import type { AppEvent, AppState, AskResponse, SearchResponse } from '../core/appApi.ts';
+import type { AppEvent, AppState, AskResponse, SearchResponse } from '../core/contract/appApi.ts';
 import { buildElectron } from '../electron/build.ts';
 import type { FromCore, ToCore } from '../electron/coreProtocol.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
-import { REMOTE_METHODS } from '../core/server/apiMethods.ts';
+import { REMOTE_METHODS } from '../core/contract/remoteMethods.ts';
 
 const HARNESS = fileURLToPath(new URL('./support/coreHostHarness.mjs', import.meta.url));
 let dist: string;
@@ -117,7 +117,7 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     vm.runInNewContext(`(function (require, module, exports) {${source}\n})`, {})(sandboxRequire, { exports: {} }, {});
     assert.deepEqual(required, ['electron']);
     assert.deepEqual(Object.keys(exposed), ['cairn']);
-    // Every remote method (core/server/apiMethods.ts), the folder picker and the event subscription; nothing else.
+    // Every remote method (core/contract/remoteMethods.ts), the folder picker and the event subscription; nothing else.
     assert.deepEqual(Object.keys(exposed.cairn as object).sort(), [...REMOTE_METHODS, 'chooseFolder', 'subscribe'].sort());
   });
 });

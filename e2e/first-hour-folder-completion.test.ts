@@ -6,8 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { openBrowser, screenshot, type BrowserSession } from './support/browser.ts';
-import { startServe, type ServeProcess } from './support/cairnServe.ts';
+import { screenshot, type BrowserSession } from './support/browser.ts';
+import type { ServeProcess } from './support/cairnServe.ts';
+import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 
 let workspace: Workspace;
@@ -27,16 +28,10 @@ describe('the vault path field completes folders', { timeout: 150_000 }, () => {
     await mkdir(path.join(shelf, 'gravel'), { recursive: true });
     await mkdir(path.join(shelf, '.git'), { recursive: true });
     await mkdir(path.join(shelf, 'Music'), { recursive: true });
-    server = await startServe(workspace);
-    browser = await openBrowser();
-    page = browser.page;
+    ({ server, browser, page } = await startApp(workspace));
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await workspace?.remove();
-  });
+  after(() => stopApp({ browser, server, workspace }));
 
   test('typing lists matching folders, vaults marked; arrows, Tab, Enter and Esc drive the list', async () => {
     await page.goto(server.url);

@@ -3,8 +3,8 @@
 // tests cover it.) Here rather than in test/ because the renderer's sources import with .ts extensions.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BlockRefView } from '../core/appApi.ts';
-import { outlineInfo } from '../renderer/src/markdown/logseqOutline.ts';
+import type { BlockRefView } from '../core/contract/appApi.ts';
+import { outlineInfo } from '../core/app/noteOutline.ts';
 import { noteBodyHtml } from '../renderer/src/markdown/noteHtml.ts';
 
 const REF = '6565a1b2-0000-4000-8000-0000000000b2';

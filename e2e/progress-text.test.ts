@@ -1,13 +1,12 @@
 // Without a browser (issue 14): the indexing progress text (first index wording, note counts, a smoothed time left
 // that does not jump and never says "almost done" early), one-line ranges, model names, task lists and wikilinks in
-// tables through the note view's Markdown pipeline, and result snippets of table rows. Here rather than in test/
+// tables through the note view's Markdown pipeline (result snippets: test/snippet.test.ts). Here rather than in test/
 // because the renderer's sources import with .ts extensions.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { formatDuration, lineRange, modelName } from '../renderer/src/format.ts';
 import { NO_ETA, etaText, indexingHeading, nextEta, phaseText, type EtaState } from '../renderer/src/indexing/progressText.ts';
 import { noteBodyHtml } from '../renderer/src/markdown/noteHtml.ts';
-import { plainText } from '../renderer/src/search/snippet.ts';
 
 /** Feeds progress reports (seconds since start, notes done, the core's raw estimate) through the smoother. */
 function run(total: number, reports: Array<[number, number, number | undefined]>): Array<{ done: number; eta: EtaState; text: string | null }> {
@@ -114,10 +113,5 @@ describe('task lists and tables in the note view', () => {
     assert.match(html, /data-wikilink="Note A" data-heading="">alias<\/a>/);
     assert.match(html, /data-wikilink="Note B" data-heading="Part">b<\/a>/);
     assert.doesNotMatch(html, /\\/);
-  });
-
-  test('a snippet of a table row with such wikilinks and task boxes reads cleanly', () => {
-    const text = plainText('| Where | Note |\n| --- | --- |\n| harbour | [[Glossary\\|the glossary]] and [[Chunking#Sizes\\|sizes]] |\n- [ ] buy rope\n- [x] book ferry\n');
-    assert.equal(text, 'Where · Note · harbour · the glossary and sizes · ☐ buy rope ☑ book ferry');
   });
 });

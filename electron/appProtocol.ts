@@ -1,8 +1,7 @@
 // The window loads the UI from cairn://app/, a private scheme served from renderer/dist with the same strict CSP as
 // browser mode (Electron's checklist: no file:// pages, a CSP on every page). Nothing else is ever loaded.
 import { protocol } from 'electron';
-import { SECURITY_HEADERS } from '../core/server/securityHeaders.js';
-import { readStaticFile } from '../core/server/staticFiles.js';
+import { readStaticFile, SECURITY_HEADERS } from '../core/app/index.js';
 
 export const APP_SCHEME = 'cairn';
 export const APP_ORIGIN = `${APP_SCHEME}://app`;

@@ -61,6 +61,9 @@ export async function buildElectron(): Promise<string> {
       rolldownOptions: {
         input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(ROOT, file)])),
         external: isExternal,
+        // The main process reaches the core through core/app/index.ts for a few small helpers: only the modules whose
+        // exports it uses may load there, not the whole core. Safe because no module is imported for its side effects.
+        treeshake: { moduleSideEffects: false },
         output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
       },
     },

@@ -2,8 +2,8 @@
 // events come back from it. If the core process dies it is restarted on the last vault (a few times at most), and
 // the window is told.
 import { utilityProcess, type UtilityProcess } from 'electron';
-import type { AppEvent, CairnApi } from '../core/appApi.js';
-import { forwardRemoteMethods, type RemoteMethod } from '../core/server/apiMethods.js';
+import type { AppEvent, CairnApi } from '../core/contract/appApi.js';
+import { forwardRemoteMethods, type RemoteMethod } from '../core/contract/remoteMethods.js';
 import type { CoreHostOptions, FromCore, ToCore } from './coreProtocol.js';
 
 const MAX_RESTARTS = 3;

@@ -1,6 +1,6 @@
 // Messages between the main process and the core's utility process.
-import type { AppEvent } from '../core/appApi.js';
-import type { RemoteMethod } from '../core/server/apiMethods.js';
+import type { AppEvent } from '../core/contract/appApi.js';
+import type { RemoteMethod } from '../core/contract/remoteMethods.js';
 
 export interface CoreHostOptions {
   configFile?: string;

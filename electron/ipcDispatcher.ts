@@ -1,7 +1,7 @@
-// The main-process side of the renderer's calls: every call passes the shared validation (core/server/apiValidation,
+// The main-process side of the renderer's calls: every call passes the shared validation (core/contract/validation,
 // the same gate as the HTTP server) before it reaches the core; openInEditor is answered here, where the OS shell is.
-import type { CairnApi } from '../core/appApi.js';
-import { validateApiCall } from '../core/server/apiValidation.js';
+import type { CairnApi } from '../core/contract/appApi.js';
+import { validateApiCall } from '../core/app/index.js';
 import type { IpcReply } from './ipcChannels.js';
 
 export interface DispatcherOptions {

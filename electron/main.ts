@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { app, BrowserWindow, dialog, ipcMain, Menu, screen, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import type { CairnApi } from '../core/appApi.js';
-import { resolveInVault } from '../core/vault/vaultPaths.js';
+import type { CairnApi } from '../core/contract/appApi.js';
+import { noteFileToOpen } from '../core/app/index.js';
 import { buildAppMenu } from './appMenu.js';
 import { APP_ORIGIN, APP_URL, registerAppScheme, serveAppScheme } from './appProtocol.js';
 import { CoreProcess } from './coreProcess.js';
@@ -152,14 +152,9 @@ async function chooseFolder(window: BrowserWindow | null): Promise<string | null
   return result.canceled ? null : (result.filePaths[0] ?? null);
 }
 
-/** Opens a note of the open vault in the OS default app: it must be a note the index knows, within the vault's boundary. */
+/** Opens a note of the open vault in the OS default app. */
 async function openNoteInEditor(api: CairnApi, notePath: string): Promise<void> {
-  const { vault } = await api.getState();
-  if (!vault) throw new Error('no vault is open');
-  await api.getNote(notePath); // throws unless the index knows the note
-  // The core's own rule, so what the app shows and what it opens never differ.
-  const followOutside = (await api.getConfig()).options.some((o) => o.section === 'vault' && o.key === 'follow_outside_links' && o.value === true);
-  const file = await resolveInVault(vault, notePath, { followOutside });
+  const file = await noteFileToOpen(api, notePath);
   const failure = await shell.openPath(file);
   if (failure) throw new Error(`could not open ${notePath}: ${failure}`);
 }

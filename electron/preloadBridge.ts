@@ -1,8 +1,8 @@
 // What the preload exposes to the page as window.cairn: exactly the CairnApi (every call forwarded to the main
 // process on one channel) plus chooseFolder(). Written against small stand-ins for Electron's ipcRenderer and
 // contextBridge so that tests can check the surface without Electron.
-import type { AppEvent, CairnApi } from '../core/appApi.js';
-import { forwardRemoteMethods, REMOTE_METHODS } from '../core/server/apiMethods.js';
+import type { AppEvent, CairnApi } from '../core/contract/appApi.js';
+import { forwardRemoteMethods, REMOTE_METHODS } from '../core/contract/remoteMethods.js';
 import { CALL_CHANNEL, CHOOSE_FOLDER_CHANNEL, EVENT_CHANNEL, type IpcReply } from './ipcChannels.js';
 
 export interface DesktopApi extends CairnApi {

@@ -4,7 +4,7 @@ import { answerUnits } from '../core/answer/answerUnits.js';
 import { extractiveAnswer, looksRelevant, NOT_ANSWERED } from '../core/answer/extractiveAnswer.js';
 import type { SectionEvidence } from '../core/answer/sectionEvidence.js';
 import type { ScoredUnit } from '../core/answer/sentenceRanker.js';
-import type { AnswerSource } from '../core/answer/types.js';
+import type { AnswerSource } from '../core/contract/answer.js';
 import type { ChunkPart } from '../core/chunking/types.js';
 
 /**

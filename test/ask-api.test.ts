@@ -10,9 +10,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
-import { ApiArgumentError, validateApiCall } from '../core/server/apiValidation.js';
+import { ApiArgumentError } from '../core/contract/validation.js';
+import { validateApiCall } from '../core/server/hostValidation.js';
 import { CairnService } from '../core/app/index.js';
 import { LoopbackServer } from './support/loopbackServer.js';
 

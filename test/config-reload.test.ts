@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { CairnService } from '../core/app/index.js';
 import { eventually } from './support/eventually.js';
 

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { CairnService, CairnVault } from '../core/app/index.js';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { isInside, realPathOf } from '../core/indexing/dataPaths.js';
+import { isInside, realPathOf } from '../core/config/pathContainment.js';
 import { eventually } from './support/eventually.js';
 
 const CAIRN = new URL('../bin/cairn', import.meta.url).pathname;

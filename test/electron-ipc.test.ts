@@ -3,9 +3,10 @@
 // helpers of the main process. Electron's own ipcRenderer/contextBridge are stood in for: they are the system edge.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AppEvent, AskRequest, AskResponse, NoteView, SearchRequest, SearchResponse } from '../core/appApi.js';
-import { REMOTE_METHODS } from '../core/server/apiMethods.js';
-import { ApiArgumentError, checkNotePath, validateApiCall } from '../core/server/apiValidation.js';
+import type { AppEvent, AskRequest, AskResponse, NoteView, SearchRequest, SearchResponse } from '../core/contract/appApi.js';
+import { REMOTE_METHODS } from '../core/contract/remoteMethods.js';
+import { ApiArgumentError, checkNotePath } from '../core/contract/validation.js';
+import { validateApiCall } from '../core/server/hostValidation.js';
 import { isAllowedExternalUrl } from '../electron/externalLinks.js';
 import { CALL_CHANNEL, CHOOSE_FOLDER_CHANNEL, EVENT_CHANNEL } from '../electron/ipcChannels.js';
 import { createIpcDispatcher } from '../electron/ipcDispatcher.js';

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
 import fc from 'fast-check';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
-import { BUNDLED_MODEL, createEmbedder, EmbeddingModelError, type Embedder, type EmbedderOptions, type EmbeddingProgress } from '../core/embedding/embedder.js';
+import { createEmbedder, type Embedder, type EmbedderOptions, type EmbeddingProgress } from '../core/embedding/embedder.js';
+import { BUNDLED_MODEL, EmbeddingModelError } from '../core/embedding/modelFolder.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

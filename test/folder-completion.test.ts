@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { completeFolder, MAX_FOLDER_COMPLETIONS } from '../core/vault/folderCompletion.js';
-import { validateApiCall, ApiArgumentError } from '../core/server/apiValidation.js';
+import { ApiArgumentError } from '../core/contract/validation.js';
+import { validateApiCall } from '../core/server/hostValidation.js';
 
 let root: string;
 const names = (list: Array<{ name: string }>) => list.map((c) => c.name);

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { CairnVault } from '../core/app/index.js';
 import { KeywordIndex } from '../core/indices/keyword/keywordIndex.js';
 import { convexFusion } from '../core/search/ranking/fusion.js';
-import { parseFusionDefaults, readFusionDefaults } from '../core/search/ranking/fusionDefaults.js';
+import { parseFusionDefaults, readFusionDefaults } from '../core/embedding/fusionDefaults.js';
 import { keywordConfidence, vectorConfidence } from '../core/search/ranking/confidence.js';
 import { indexedNotesVault } from './support/notesVault.js';
 

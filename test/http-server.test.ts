@@ -7,11 +7,11 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { PortInUseError, startHttpServer, type RunningHttpServer } from '../core/server/httpServer.js';
 import { readCookie, sessionCookieName } from '../core/server/requestGuard.js';
 import { CONTENT_SECURITY_POLICY } from '../core/server/securityHeaders.js';
-import { StartingApi } from '../core/server/startingApi.js';
+import { StartingApi } from '../core/app/startingApi.js';
 import { RecordingApi } from './support/recordingApi.js';
 
 interface Reply {

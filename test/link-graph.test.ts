@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LinkGraph, LinkGraphCorruptError, type GraphNote } from '../core/indices/linkGraph.js';
+import { LinkGraph, LinkGraphCorruptError, type GraphNote } from '../core/indices/graph/linkGraph.js';
 import type { LinkKind, NoteLink } from '../core/parse/links.js';
 
 type LinkSpec = string | { kind: LinkKind; target: string };

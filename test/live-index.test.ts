@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import type { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { LiveIndex, PERSIST_DELAY_MS } from '../core/live/liveIndex.js';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CairnService, CairnVault } from '../core/app/index.js';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { eventually } from './support/eventually.js';
 

@@ -12,13 +12,17 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createEmbedder, prefixedFingerprint, readModelPrefixes, withPrefix, type EmbedderOptions } from '../core/embedding/embedder.js';
+import { createEmbedder, withPrefix, type EmbedderOptions } from '../core/embedding/embedder.js';
 import { catalogModel, MODEL_CATALOG } from '../core/embedding/modelCatalog.js';
-import { defaultHubUrl, downloadHubModel, ModelDownloadError, stagingDirFor, type ModelDownloadProgress } from '../core/embedding/modelDownload.js';
-import { ApiArgumentError, validateApiCall } from '../core/server/apiValidation.js';
+import type { ModelDownloadProgress } from '../core/contract/models.js';
+import { defaultHubUrl, downloadHubModel, ModelDownloadError, stagingDirFor } from '../core/embedding/modelDownload.js';
+import { prefixedFingerprint, readModelPrefixes } from '../core/embedding/modelFolder.js';
+import { ApiArgumentError } from '../core/contract/validation.js';
+import { validateApiCall } from '../core/server/hostValidation.js';
 import { defaultConfig } from '../core/config/schema.js';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { ModelChooser } from '../core/app/modelChoice.js';
+import { CairnService } from '../core/app/index.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 
 const HUB_ID = 'cairn-test/tiny-hub';
@@ -226,6 +230,40 @@ describe('a model id set by hand in config.toml', () => {
   it('offline: fails at once with one line saying so', async () => {
     await assert.rejects(ensureLocal('http://127.0.0.1:9/'), (e: unknown) => e instanceof Error && /offline/.test(e.message) && !e.message.includes('\n'));
     assert.equal(existsSync(path.join(dataRoot, 'models', HUB_ID)), false);
+  });
+});
+
+describe('the app opening a vault whose config.toml names a hub model by hand', () => {
+  it("downloads it with progress events before indexing, then indexes with it; offline, the open fails in one line", async () => {
+    const vault = await mkdtemp(path.join(root, 'vault-'));
+    await writeFile(path.join(vault, 'note.md'), '# Tides\n\nThe moon pulls the sea twice a day.\n');
+    const configFile = path.join(root, 'hand-set.toml');
+    await writeFile(configFile, `[embedding]\nmodel = "${HUB_ID}"\nadapt = false\n`);
+    const events: AppEvent[] = [];
+    const saved = process.env.CAIRN_HUB_URL;
+    try {
+      process.env.CAIRN_HUB_URL = 'http://127.0.0.1:9/';
+      await assert.rejects(
+        CairnService.start({ configFile, vault, dataDir: dataRoot, watch: false }),
+        (e: unknown) => e instanceof Error && /offline/.test(e.message) && !e.message.includes('\n'),
+      );
+      process.env.CAIRN_HUB_URL = hubUrl;
+      const service = await CairnService.start({ configFile, vault, dataDir: dataRoot, watch: false, listener: (e) => events.push(e) });
+      try {
+        const firstProgress = events.findIndex((e) => e.type === 'model-download');
+        const firstIndexing = events.findIndex((e) => e.type === 'progress');
+        assert.ok(firstProgress >= 0, 'the download reports progress');
+        assert.ok(firstIndexing < 0 || firstProgress < firstIndexing, 'the model is fetched before indexing starts');
+        const state = await service.getState();
+        assert.equal(state.status?.model, HUB_ID);
+        assert.equal(state.status?.chunks, 1);
+      } finally {
+        await service.close();
+      }
+    } finally {
+      if (saved === undefined) delete process.env.CAIRN_HUB_URL;
+      else process.env.CAIRN_HUB_URL = saved;
+    }
   });
 });
 

@@ -10,9 +10,11 @@ import { CairnVault } from '../core/app/index.js';
 import { problemOf } from '../core/config/checkConfigText.js';
 import { ConfigError, parseConfig } from '../core/config/loadConfig.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { validateApiCall, ApiArgumentError } from '../core/server/apiValidation.js';
+import { ApiArgumentError } from '../core/contract/validation.js';
+import { validateApiCall } from '../core/server/hostValidation.js';
 import { incompleteOperators } from '../core/contract/filters.js';
-import { completeTag, editDistance, hasTag, nearestTags, tagCounts } from '../core/search/tagIndex.js';
+import { completeTag } from '../core/contract/tags.js';
+import { editDistance, hasTag, nearestTags, tagCounts } from '../core/search/tagIndex.js';
 
 const NOTES = 25;
 

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CairnService, CairnVault, type SearchResponse } from '../core/app/index.js';
-import type { AppEvent } from '../core/appApi.js';
+import type { AppEvent } from '../core/contract/appApi.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 import { eventually } from './support/eventually.js';
 import { generatedVault } from './support/adaptVault.js';

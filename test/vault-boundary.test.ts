@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isInside } from '../core/indexing/dataPaths.js';
+import { isInside } from '../core/config/pathContainment.js';
 import { VaultWatcher, type VaultChangeBatch } from '../core/live/vaultWatcher.js';
 import { startHttpServer } from '../core/server/httpServer.js';
 import { CairnService } from '../core/app/index.js';

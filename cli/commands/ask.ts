@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { answerQuestion, type Answer, type Citation } from '../../core/answer/index.js';
+import { answerQuestion } from '../../core/app/index.js';
+import type { Answer, Citation } from '../../core/contract/answer.js';
 import { withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
 import { queryCommand, withUpdatedVault } from './vaultCommands.js';

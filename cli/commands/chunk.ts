@@ -1,20 +1,7 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { createNoteChunker } from '../../core/chunking/chunkerPool.js';
-import { createEmbedder } from '../../core/embedding/embedder.js';
-import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
-import type { Chunk } from '../../core/chunking/types.js';
-import { readNoteFile } from '../../core/vault/readNoteFile.js';
-import { scanVault, type VaultFileEntry } from '../../core/vault/scanVault.js';
+import { chunkFiles, type Chunk } from '../../core/app/index.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
-
-interface Target {
-  entry: VaultFileEntry;
-  /** The file as the user named it, relative to the working directory. */
-  display: string;
-}
 
 export function registerChunkCommand(program: Command): void {
   withCommonOptions(
@@ -24,68 +11,19 @@ export function registerChunkCommand(program: Command): void {
       .argument('<paths...>', 'files and folders to chunk'),
   ).action(async (paths: string[], options: CommonOptions) => {
     const { config } = await resolveConfig(options);
-    // The configured model's own token counter and window, so these are exactly the chunks the index makes.
-    const embedder = await createEmbedder({
-      model: config.embedding.model,
-      dtype: config.embedding.dtype,
-      batchSize: config.embedding.batch_size,
-      maxTokens: config.embedding.max_tokens,
-      dataRoot: config.index.data_dir ? path.resolve(config.index.data_dir) : defaultDataRoot(),
-    });
-    const tokens = embedder.tokens;
-    await embedder.close();
-    // The indexer's own chunker (a worker thread): a note that breaks the parser is named, and the others go on.
-    const chunker = createNoteChunker(config.chunking, tokens);
-    try {
-      const targets = await collectTargets(paths, config.vault);
-      const results: Array<Chunk & { path: string }> = [];
-      for (const target of targets) {
-        let note;
-        try {
-          note = await readNoteFile(target.entry);
-        } catch (error) {
-          warn(`skipped ${target.display}: ${(error as Error).message}`);
-          continue;
-        }
-        let chunked;
-        try {
-          chunked = await chunker.chunk({ path: target.entry.path, text: note.text, mtimeMs: note.mtimeMs });
-        } catch (error) {
-          warn(`skipped ${target.display}: ${(error as Error).message}`);
-          continue;
-        }
-        if (chunked.frontmatterError) warn(`${target.display}:${chunked.frontmatterError.line}: front matter not parsed (${chunked.frontmatterError.message}); indexed as text`);
-        if (chunked.warning) warn(`${target.display}: ${chunked.warning}`);
-        if (options.json) results.push(...chunked.chunks.map((chunk) => ({ path: target.display, ...chunk })));
-        else printOutline(target.display, chunked.chunks);
+    const results: Array<Chunk & { path: string }> = [];
+    for await (const file of chunkFiles(paths, config)) {
+      if ('skipped' in file) {
+        warn(`skipped ${file.display}: ${file.skipped}`);
+        continue;
       }
-      if (options.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-    } finally {
-      await chunker.close();
+      if (file.frontmatterError) warn(`${file.display}:${file.frontmatterError.line}: front matter not parsed (${file.frontmatterError.message}); indexed as text`);
+      if (file.warning) warn(`${file.display}: ${file.warning}`);
+      if (options.json) results.push(...file.chunks.map((chunk) => ({ path: file.display, ...chunk })));
+      else printOutline(file.display, file.chunks);
     }
+    if (options.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   });
-}
-
-async function collectTargets(paths: string[], vault: { include: string[]; exclude: string[]; extensions: string[] }): Promise<Target[]> {
-  const targets: Target[] = [];
-  for (const given of paths) {
-    const absolute = path.resolve(given);
-    const info = await stat(absolute).catch(() => undefined);
-    if (!info) throw new Error(`${given}: no such file or folder`);
-    if (info.isDirectory()) {
-      const scan = await scanVault(absolute, vault);
-      for (const warning of scan.warnings) warn(`skipped ${path.join(given, warning.path)}: ${warning.reason}`);
-      for (const entry of scan.files) targets.push({ entry, display: toPosix(path.relative(process.cwd(), entry.absPath)) });
-    } else {
-      const display = toPosix(path.relative(process.cwd(), absolute));
-      targets.push({ entry: { path: display, absPath: absolute, size: info.size, mtimeMs: info.mtimeMs }, display });
-    }
-  }
-  return targets;
-}
-
-function toPosix(p: string): string {
-  return p.split(path.sep).join('/');
 }
 
 function printOutline(display: string, chunks: Chunk[]): void {

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { evaluate, readQuestions, type RetrievalMetrics } from '../../core/search/evaluation.js';
-import { copyWithSeededMtimes } from '../../core/search/seededMtimes.js';
+import { copyWithSeededMtimes, evaluateRetrieval, readQuestions, type RetrievalMetrics } from '../../core/app/index.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { printAnswerEval } from './evalAnswers.js';
 import { withIndexedVault } from './vaultCommands.js';
@@ -24,7 +23,7 @@ export function registerEvalCommand(program: Command): void {
     // Indexed (and adapted) as `cairn index` would: the figures are those of the default product.
     await withIndexedVault(options, async (vault) => {
       if (options.answers) return printAnswerEval(vault, questions, options);
-      const report = await evaluate(questions, async (query, mode) => (await vault.search({ query, mode, k: 10 })).results);
+      const report = await evaluateRetrieval(vault, questions);
       if (options.json) {
         process.stdout.write(
           `${JSON.stringify({ ...report.modes, ...(options.byKind ? { byKind: report.byKind } : {}), ...(options.perQuestion ? { perQuestion: report.perQuestion } : {}) }, null, 2)}\n`,

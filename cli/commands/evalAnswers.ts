@@ -1,11 +1,8 @@
-import { answerQuestion } from '../../core/answer/index.js';
-import { evaluateAnswers, type AnswerEvalQuestion, type AnswerMetrics } from '../../core/answer/answerEvaluation.js';
-import type { CairnVault } from '../../core/app/index.js';
+import { evaluateAnswerQuality, type AnswerEvalQuestion, type AnswerMetrics, type CairnVault } from '../../core/app/index.js';
 
 /** `cairn eval --answers`: extractive answers scored for citing a relevant section and containing the hint. */
 export async function printAnswerEval(vault: CairnVault, questions: AnswerEvalQuestion[], options: { json?: boolean; byKind?: boolean; perQuestion?: boolean }): Promise<void> {
-  // Extractive whatever [answer] mode says: the figures are about the offline answer, and nothing is sent anywhere.
-  const report = await evaluateAnswers(questions, (q) => answerQuestion(vault, q, { mode: 'extractive' }));
+  const report = await evaluateAnswerQuality(vault, questions);
   if (options.json) {
     const { overall, byKind, perQuestion } = report;
     process.stdout.write(`${JSON.stringify({ answers: overall, ...(options.byKind ? { byKind } : {}), ...(options.perQuestion ? { perQuestion } : {}) }, null, 2)}\n`);

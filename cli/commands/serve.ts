@@ -2,17 +2,11 @@
 // prints the URL (token included) on stdout and opens it in the default browser when there is one. Without --port it
 // listens on DEFAULT_PORT, or the next free port after it (saying so), so that a bookmark keeps its address.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CairnApi } from '../../core/appApi.js';
-import { defaultDataRoot } from '../../core/indexing/dataPaths.js';
-import { startHttpServer } from '../../core/server/httpServer.js';
+import { serveApp } from '../../core/app/index.js';
 import { ensureRendererBuilt } from '../rendererBuild.js';
-import { StartingApi } from '../../core/server/startingApi.js';
-import { CairnService } from '../../core/app/index.js';
-import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
+import { configFileOf, resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 
 /** The port `cairn serve` and `npm start` listen on unless --port says otherwise. */
 export const DEFAULT_PORT = 7733;
@@ -33,30 +27,28 @@ export function registerServeCommand(program: Command): void {
 
 async function serve(options: ServeOptions): Promise<void> {
   const log = (line: string) => process.stderr.write(`cairn: ${line}\n`);
-  const local = path.resolve('config.toml');
-  const configFile = options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
-  const dataRoot = options.dataDir ? path.resolve(options.dataDir) : defaultDataRoot();
-  await mkdir(dataRoot, { recursive: true });
   const staticDir = await ensureRendererBuilt(log);
-
-  let service: CairnService | undefined;
-  const api = new StartingApi(await vaultToShow(options), async (listener) => {
-    service = await CairnService.start({ configFile, vault: options.vault, dataDir: options.dataDir, stateFile: path.join(dataRoot, 'recent-vaults.json'), listener });
-    return service satisfies CairnApi;
-  });
   // An explicit --port is kept or refused (PortInUseError, one line); the default moves on to the next free port.
-  const server = await startHttpServer({ api, staticDir, port: options.port ?? DEFAULT_PORT, portAttempts: options.port === undefined ? PORT_ATTEMPTS : 0 });
+  const app = await serveApp({
+    configFile: configFileOf(options),
+    vault: options.vault,
+    dataDir: options.dataDir,
+    vaultShown: await vaultToShow(options),
+    staticDir,
+    port: options.port ?? DEFAULT_PORT,
+    portAttempts: options.port === undefined ? PORT_ATTEMPTS : 0,
+  });
+  const { server } = app;
   if (server.portInUse !== undefined) log(`port ${server.portInUse} is in use; using ${server.port} instead`);
   process.stdout.write(`Cairn is running at ${server.url}\n`);
   log('press Ctrl-C to stop');
   if (options.open) openBrowser(server.url);
 
   const stop = async (code: number) => {
-    await server.close();
-    await service?.close();
+    await app.close();
     process.exit(code);
   };
-  api.ready.catch(async (error: unknown) => {
+  app.ready.catch(async (error: unknown) => {
     log(`error: ${error instanceof Error ? error.message : String(error)}`);
     await stop(1);
   });

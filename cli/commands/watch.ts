@@ -1,17 +1,13 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
-import type { AppEvent } from '../../core/appApi.js';
-import { configProblemLines } from '../../core/config/checkConfigText.js';
-import { CairnService } from '../../core/app/index.js';
-import { withCommonOptions, type CommonOptions } from '../options.js';
+import type { AppEvent } from '../../core/contract/appApi.js';
+import { CairnService, configProblemLines } from '../../core/app/index.js';
+import { configFileOf, withCommonOptions, type CommonOptions } from '../options.js';
 import { progressReporter } from '../progress.js';
 
 export function registerWatchCommand(program: Command): void {
   withCommonOptions(program.command('watch').description('index the vault, then keep the index live: one line per applied change'), { json: false }).action(
     async (options: CommonOptions) => {
-      const local = path.resolve('config.toml');
-      const configFile = options.config ? path.resolve(options.config) : existsSync(local) ? local : undefined;
+      const configFile = configFileOf(options);
       const progress = progressReporter();
       const stamp = () => new Date().toLocaleTimeString();
       let watching = false;

@@ -8,14 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { AdaptProgress } from '../contract/status.js';
 import { describeExit, forkWorkerProcess } from '../process/workerProcess.js';
 import type { AdaptJob, AdaptReply, AdaptRequest, TrainingSettings } from './adaptWorker.js';
-
-export interface AdaptProgress {
-  phase: 'mining' | 'training' | 'writing';
-  done: number;
-  total: number;
-}
 
 export interface AdaptOptions {
   /** The shipped static model's folder. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
-import { MODEL_SEARCH_FILE } from '../search/ranking/fusionDefaults.js';
+import { MODEL_SEARCH_FILE } from '../embedding/fusionDefaults.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Tokenizer } from '@huggingface/tokenizers';

@@ -5,7 +5,7 @@
  */
 import { isRelevant, type EvalQuestion } from '../search/evaluation.js';
 import { renderInline } from './answerUnits.js';
-import type { Answer } from './types.js';
+import type { Answer } from '../contract/answer.js';
 
 export interface AnswerEvalQuestion extends EvalQuestion {
   /** A short phrase copied from the first relevant section (Markdown as written). */

@@ -15,7 +15,8 @@ import { buildMessages, numberSources, type NumberedSource } from './llmPrompt.j
 import { retrieveSources } from './retrieveSources.js';
 import { sectionEvidence } from './sectionEvidence.js';
 import { scoreUnits } from './sentenceRanker.js';
-import type { Answer, AnswerModel, AnswerOptions, AnswerVault, Citation } from './types.js';
+import type { Answer, Citation } from '../contract/answer.js';
+import type { AnswerModel, AnswerOptions, AnswerVault } from './types.js';
 
 /** Called with each piece of the model's answer as it arrives (LLM mode only). */
 export type TokenListener = (token: string) => void;

@@ -9,7 +9,7 @@ import { plainText } from './answerUnits.js';
 import { sourceLabel } from './retrieveSources.js';
 import { compareUnits, pickUnits, type ScoredUnit } from './sentenceRanker.js';
 import type { SectionEvidence } from './sectionEvidence.js';
-import type { Answer, AnswerSource, Citation } from './types.js';
+import type { Answer, AnswerSource, Citation } from '../contract/answer.js';
 
 export const NOT_ANSWERED = "Your notes don't seem to answer this directly.";
 const CLOSEST_INTRO = 'The closest passages:';

@@ -6,4 +6,5 @@ export { NOT_ANSWERED } from './extractiveAnswer.js';
 export { sourceLabel } from './retrieveSources.js';
 export { SYSTEM_PROMPT } from './llmPrompt.js';
 export { AnswerModelError } from './types.js';
-export type { Answer, AnswerMode, AnswerModel, AnswerOptions, AnswerSource, AnswerVault, ChatMessage, Citation, Quote } from './types.js';
+export type { Answer, AnswerMode, AnswerSource, Citation, Quote } from '../contract/answer.js';
+export type { AnswerModel, AnswerOptions, AnswerVault, ChatMessage } from './types.js';

@@ -3,7 +3,8 @@
  * source passages and the question. Nothing else from the vault (no paths, tags, other notes, settings) is sent.
  */
 import { sourceLabel } from './retrieveSources.js';
-import type { AnswerSource, ChatMessage } from './types.js';
+import type { AnswerSource } from '../contract/answer.js';
+import type { ChatMessage } from './types.js';
 
 /** A source as numbered for the model: [n] in its reply means this passage. */
 export interface NumberedSource {

@@ -1,4 +1,5 @@
-import type { AnswerSource, AnswerVault } from './types.js';
+import type { AnswerSource } from '../contract/answer.js';
+import type { AnswerVault } from './types.js';
 
 /**
  * The sections that may answer a question: the hybrid search's best chunks, each widened to its whole section

@@ -22,7 +22,7 @@
  */
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
 import type { ScoredUnit } from './sentenceRanker.js';
-import type { AnswerSource } from './types.js';
+import type { AnswerSource } from '../contract/answer.js';
 
 export interface SectionEvidence {
   /** 0..1, see above; 0 for a section with nothing quotable. */

@@ -13,7 +13,7 @@
 import type { ChunkSummary } from '../contract/search.js';
 import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
-import type { AnswerSource } from './types.js';
+import type { AnswerSource } from '../contract/answer.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
 import { headerPathAt } from '../search/citedPart.js';
 

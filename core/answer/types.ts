@@ -1,4 +1,5 @@
 import type { CairnConfig } from '../config/schema.js';
+import type { AnswerMode } from '../contract/answer.js';
 import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/search.js';
 
 /** What answering needs from an open vault (CairnVault has all of it); tests may pass a smaller double. */
@@ -7,66 +8,6 @@ export interface AnswerVault {
   search(request: SearchRequest): Promise<SearchResponse>;
   sectionChunks(chunkId: string): ChunkSummary[] | undefined;
   embed(texts: readonly string[]): Promise<Float32Array[]>;
-}
-
-export type AnswerMode = 'extractive' | 'llm';
-
-/** One retrieved section: the hit chunk plus, for a force-split section, all its sibling pieces in order. */
-export interface AnswerSource {
-  /** The chunk the search returned (the best-ranked piece of its section). */
-  chunkId: string;
-  path: string;
-  title: string;
-  headerPath: string[];
-  /** Lines of the whole section (first piece's start to last piece's end), 1-based inclusive. */
-  startLine: number;
-  endLine: number;
-  /** 1-based retrieval rank of the section. */
-  rank: number;
-  score: number;
-  /** The section's pieces, each an exact slice of the note with its own line numbers. */
-  pieces: ChunkSummary[];
-}
-
-/** A sentence (or list item, table row) quoted from a note, with its own lines. */
-export interface Quote {
-  /** Exactly as in the note (the lines startLine..endLine contain it). */
-  text: string;
-  startLine: number;
-  endLine: number;
-}
-
-export interface Citation {
-  /** The marker number: [n] in the answer text. */
-  n: number;
-  chunkId: string;
-  path: string;
-  title: string;
-  headerPath: string[];
-  /** Lines cited: the quoted sentences' span for extractive answers, the whole passage for LLM answers. */
-  startLine: number;
-  endLine: number;
-  /** Extractive answers: the sentences taken from this source, in reading order. */
-  quotes?: Quote[];
-}
-
-export interface Answer {
-  answer: string;
-  mode: AnswerMode;
-  /**
-   * Extractive: false when no sentence carries enough evidence ([answer] min_confidence); the answer then says
-   * so and lists the closest passages. LLM: false when the model cited no source (it found no answer in them).
-   */
-  confident: boolean;
-  citations: Citation[];
-  /** The passages retrieved for the question, best first. */
-  sources: AnswerSource[];
-  /** Markers [n] the model wrote that name no source: removed from `answer`. */
-  droppedCitations?: number[];
-  /** Why the language model gave no answer (the extractive answer is returned instead). */
-  llmError?: string;
-  /** True when the LLM was asked but failed and this is the extractive answer. */
-  fallback?: boolean;
 }
 
 export interface AnswerOptions {

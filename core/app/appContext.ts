@@ -2,10 +2,9 @@
 // recent vaults, and the event listeners; and the app's state as the UI sees it.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AdaptProgress } from '../adapt/adaptStaticModel.js';
-import type { AppEvent, AppState, ConfigProblem, FileStatus } from '../appApi.js';
+import type { AppEvent, AppState, ConfigProblem, FileStatus } from '../contract/appApi.js';
 import type { CairnConfig } from '../config/schema.js';
-import type { IndexEvent } from '../indexing/indexEvents.js';
+import type { AdaptProgress, IndexEvent } from '../contract/status.js';
 import { LiveIndex } from '../live/liveIndex.js';
 import { RecentVaults } from './recentVaults.js';
 import type { CairnVault } from './vault.js';

@@ -1,9 +1,10 @@
 // The running app: the CairnApi the UI talks to, wired from the use cases of core/app. One writer: every change to
 // the index goes through the live loop's queue; searches are answered at all times from the index as it is.
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ChooseModelResult, ConfigView, ModelsView, NoteView, SaveConfigResult } from '../appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ChooseModelResult, ConfigView, ModelsView, NoteView, SaveConfigResult } from '../contract/appApi.js';
 import { defaultConfig } from '../config/schema.js';
 import type { SearchRequest, SearchResponse, TagCount } from '../contract/search.js';
-import { completeFolder, type FolderCompletion } from '../vault/folderCompletion.js';
+import type { FolderCompletion } from '../contract/status.js';
+import { completeFolder } from '../vault/folderCompletion.js';
 import { AppContext, type ServiceOptions } from './appContext.js';
 import { askQuestion } from './askQuestion.js';
 import { ModelChooser } from './modelChoice.js';
@@ -22,13 +23,13 @@ export class CairnService implements CairnApi {
 
   private constructor(options: ServiceOptions) {
     this.app = new AppContext(defaultConfig(), options, (vault) => this.opener.adaptWhenDue(vault));
-    this.opener = new VaultOpener(this.app);
-    this.settings = new Settings(this.app, this.opener);
     this.models = new ModelChooser({
       config: () => this.app.config,
       emit: (event) => this.app.emit(event),
       saveConfigValues: (values) => this.saveConfigValues(values),
     });
+    this.opener = new VaultOpener(this.app, (modelId, config) => this.models.ensureLocal(modelId, config));
+    this.settings = new Settings(this.app, this.opener);
   }
 
   static async start(options: ServiceOptions = {}): Promise<CairnService> {

@@ -2,12 +2,13 @@
 // with progress events, cancel and resume, its files checked, then `[embedding] model` saved to config.toml (the
 // vault then rebuilds, reusing the embedding cache). Offline, it says so at once and the current model stays.
 import path from 'node:path';
-import type { AppEvent, ChooseModelResult, ModelsView, SaveConfigResult } from '../appApi.js';
+import type { AppEvent, ChooseModelResult, ModelsView, SaveConfigResult } from '../contract/appApi.js';
 import type { CairnConfig } from '../config/schema.js';
-import { describeLocalModel, EmbeddingModelError, onnxFileFor, type EmbedderOptions } from '../embedding/embedder.js';
+import { describeLocalModel, type EmbedderOptions } from '../embedding/embedder.js';
 import { MODEL_CATALOG } from '../embedding/modelCatalog.js';
 import { downloadHubModel, ModelDownloadError } from '../embedding/modelDownload.js';
-import { defaultDataRoot } from '../indexing/dataPaths.js';
+import { EmbeddingModelError, onnxFileFor } from '../embedding/modelFolder.js';
+import { defaultDataRoot } from '../config/dataFolder.js';
 
 export interface ModelChoiceHost {
   config(): CairnConfig;

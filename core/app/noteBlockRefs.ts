@@ -2,7 +2,7 @@
 // first, then the note the index says defines each other uuid (read once, remembered by modification time and size).
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlockRefView } from '../appApi.js';
+import type { BlockRefView } from '../contract/appApi.js';
 import { blockRefsIn, collectBlockTexts, resolveBlockRefs } from '../parse/logseqBlocks.js';
 import { parseFrontmatter } from '../parse/frontmatter.js';
 import { lineCounter } from '../parse/lineNumbers.js';

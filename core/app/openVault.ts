@@ -15,7 +15,14 @@ export class VaultOpener {
   /** When adaptation last failed: it is not retried on every change after that, only after ADAPT_RETRY_MS. */
   private adaptFailedAt = -Infinity;
 
-  constructor(private readonly app: AppContext) {}
+  /**
+   * `ensureModel` makes the model a config names local before a vault opens with it (a hub id set by hand is
+   * downloaded by Cairn's downloader, with progress events); it throws, leaving the open vault as it is, when it cannot.
+   */
+  constructor(
+    private readonly app: AppContext,
+    private readonly ensureModel: (modelId: string, config: CairnConfig) => Promise<void>,
+  ) {}
 
   /** Opens the folder as the vault (it wins over `[vault] path` from then on) and remembers it as recent. */
   async open(vaultPath: string): Promise<void> {
@@ -40,6 +47,7 @@ export class VaultOpener {
   /** Opens the vault with `config` (run it in the live queue): the previous vault answers searches until the new one is ready. */
   async reopen(config: CairnConfig): Promise<void> {
     const { app } = this;
+    if (config.embedding.model !== app.vault?.config.embedding.model) await this.ensureModel(config.embedding.model, config);
     const next = await CairnVault.open(structuredClone(config));
     const pending = next.status().pendingRebuild;
     // A vault already open on the same folder keeps answering while its successor builds.

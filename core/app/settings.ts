@@ -1,7 +1,7 @@
 // The settings: config.toml as the form shows it, saving it (only once it passes every check), and applying a valid
 // config, whether saved here or edited by hand (the file is watched): search options at once, the rest by reopening.
 import { readFile } from 'node:fs/promises';
-import type { ConfigProblem, ConfigView, SaveConfigResult } from '../appApi.js';
+import type { ConfigProblem, ConfigView, SaveConfigResult } from '../contract/appApi.js';
 import { checkConfigText, type DataFolderKey } from '../config/checkConfigText.js';
 import { setConfigValue } from '../config/editConfig.js';
 import { CONFIG_SCHEMA, type CairnConfig, type OptionSpec } from '../config/schema.js';

@@ -2,7 +2,8 @@
 // in a child process on the last saved index, recorded in the data folder). The open vault decides when (vault.ts).
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { adaptStaticModel, TooLittleTextError, type AdaptProgress } from '../adapt/adaptStaticModel.js';
+import { adaptStaticModel, TooLittleTextError } from '../adapt/adaptStaticModel.js';
+import type { AdaptProgress } from '../contract/status.js';
 import { newTableFolder, notesSnapshotFile, recordAdaptation, removeTablesExcept, type AdaptationState, type AdaptedTable } from '../adapt/adaptedTables.js';
 import { describeLocalModel, type EmbedderOptions } from '../embedding/embedder.js';
 import { notesFileOf } from '../indexing/indexState.js';

@@ -9,11 +9,10 @@ import type { CairnConfig } from '../config/schema.js';
 import { EmbeddingCache } from '../embedding/embeddingCache.js';
 import { createEmbedder, type Embedder, type EmbedderOptions } from '../embedding/embedder.js';
 import { LazyEmbedder } from '../embedding/lazyEmbedder.js';
-import type { AdaptProgress } from '../adapt/adaptStaticModel.js';
 import { changedShare, embeddingCacheFile, readAdaptation, type AdaptedTable } from '../adapt/adaptedTables.js';
 import { faissStatus, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
-import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../indexing/dataPaths.js';
-import type { IndexListener, IndexSummary } from '../indexing/indexEvents.js';
+import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../config/dataFolder.js';
+import type { AdaptProgress, IndexListener, IndexSummary, VaultStatus } from '../contract/status.js';
 import { IndexState } from '../indexing/indexState.js';
 import type { NoteRecord } from '../indexing/noteStore.js';
 import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from '../indexing/manifest.js';
@@ -30,7 +29,6 @@ import { tagCounts, type TagCount } from '../search/tagIndex.js';
 import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/search.js';
 import { chunkSummary, QueryOrchestrator } from '../search/queryOrchestrator.js';
 import { CairnError } from '../contract/errors.js';
-import type { VaultStatus } from './vaultStatus.js';
 import { adaptableModel, adaptTable, type AdaptableModel, type AdaptOutcome } from './tableAdaptation.js';
 
 

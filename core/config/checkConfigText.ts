@@ -1,5 +1,5 @@
-import type { ConfigProblem } from '../appApi.js';
-import { dataFolderProblem, defaultDataRoot } from '../indexing/dataPaths.js';
+import type { ConfigProblem } from '../contract/appApi.js';
+import { dataFolderProblem, defaultDataRoot } from './dataFolder.js';
 import { ConfigError, describeIssue, locateKey, parseConfig, resolveConfigPaths, type ConfigIssue } from './loadConfig.js';
 import type { CairnConfig } from './schema.js';
 

@@ -62,8 +62,16 @@ export interface Explanation {
   exactTitle: boolean;
 }
 
+/** A piece of a snippet: plain text, and whether it is a word the search matched (the app marks those). */
+export interface SnippetSegment {
+  text: string;
+  match: boolean;
+}
+
 export interface SearchResult extends ChunkSummary {
   score: number;
+  /** The chunk as one line of readable text around its first matched word, cut into segments (core/search/snippet.ts). */
+  snippet: SnippetSegment[];
   tags: string[];
   /** ISO time of the note's last modification. */
   modified: string;

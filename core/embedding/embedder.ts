@@ -2,21 +2,35 @@
  * The embedding model as the indexer sees it: `createEmbedder` finds the model (bundled folder, earlier
  * download, or the Hugging Face hub), loads it in a worker process (embeddingWorker.ts, which says why a process
  * and not a worker thread), and returns an `Embedder` that embeds batches there plus the model's own token counter
- * for the chunker.
+ * for the chunker. What a model folder holds and how it is checked is in modelFolder.ts.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from '../chunking/tokenCounter.js';
-import { describeExit, forkWorkerProcess, keepAlive, stopWorker } from '../process/workerProcess.js';
-import type { WorkerInit, WorkerReply, WorkerRequest } from './embeddingWorker.js';
 import type { FusionDefaults } from '../config/rankingPolicy.js';
-import { readFusionDefaults } from '../search/ranking/fusionDefaults.js';
-import { catalogModel, NO_PREFIXES, type ModelPrefixes } from './modelCatalog.js';
+import type { ModelPrefixes } from '../contract/models.js';
+import { describeExit, keepAlive, stopWorker } from '../process/workerProcess.js';
+import type { WorkerInit, WorkerReply } from './embeddingWorker.js';
+import { sendRequest, startWorker, type ReadyReply } from './embeddingWorkerStart.js';
+import { readFusionDefaults } from './fusionDefaults.js';
+import { NO_PREFIXES } from './modelCatalog.js';
 import { defaultHubUrl } from './modelDownload.js';
+import {
+  checkModelId,
+  EMBEDDING_DTYPES,
+  EmbeddingModelError,
+  inspectModelFolder,
+  isCompleteModelFolder,
+  isKnownDtype,
+  onnxFileFor,
+  prefixedFingerprint,
+  readModelPrefixes,
+  USE_BUNDLED,
+  type ModelKind,
+} from './modelFolder.js';
 
 export interface EmbeddingProgress {
   done: number;
@@ -72,17 +86,6 @@ export interface EmbedderOptions {
   loadTimeoutMs?: number;
 }
 
-/** Which model the configuration names when it names none: shipped in <repo>/models, fully offline. */
-export const BUNDLED_MODEL = 'cairn-glove-100d';
-
-/** Failing to find, download, load or run the embedding model; the message says which model, what failed and what to do. */
-export class EmbeddingModelError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'EmbeddingModelError';
-  }
-}
-
 const BUNDLED_MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const LOAD_TIMEOUT_MS = 30_000;
 // One inference thread leaves the second core of a 2-core machine to the UI and the indexer. Measured there with
@@ -93,31 +96,14 @@ const INTRA_OP_THREADS = 1;
 // (bench/embed.bench.ts, dendron-vault, ~580-byte chunks): batch 1 1,180-1,420 chunks/s (per-batch overhead),
 // 4 1,580-1,670, 8 1,580-1,650, 16 1,520-1,610 (padding). Transformer models gain from batching; 8 is the usual
 // transformers.js choice (not measurable here: the hub is unreachable).
-const DEFAULT_BATCH_SIZE = { 'static-word-embeddings': 4, transformer: 8 } as const;
+const DEFAULT_BATCH_SIZE: Readonly<Record<ModelKind, number>> = { 'static-word-embeddings': 4, transformer: 8 };
 // tokenizer_config.json says 1e30 when a model sets no limit; BERT-style models read 512 positions.
 const ABSURD_MAX_LENGTH = 1_000_000;
 const FALLBACK_MAX_LENGTH = 512;
-// transformers.js's file name suffix per dtype (utils/dtypes.js DEFAULT_DTYPE_SUFFIX_MAPPING).
-const DTYPE_SUFFIX: Readonly<Record<string, string>> = {
-  fp32: '',
-  fp16: '_fp16',
-  int8: '_int8',
-  uint8: '_uint8',
-  q8: '_quantized',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-};
-export const EMBEDDING_DTYPES = Object.keys(DTYPE_SUFFIX);
-
-const USE_BUNDLED = `set [embedding] model = "${BUNDLED_MODEL}" (bundled)`;
-
-type ModelKind = keyof typeof DEFAULT_BATCH_SIZE;
-
 export async function createEmbedder(options: EmbedderOptions): Promise<Embedder> {
   const { model: modelId, dtype } = options;
   checkModelId(modelId);
-  if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) {
+  if (!isKnownDtype(dtype)) {
     throw new EmbeddingModelError(`[embedding] dtype = "${dtype}" is not one of ${EMBEDDING_DTYPES.join(', ')}.`);
   }
   const downloadsDir = path.join(options.dataRoot, 'models');
@@ -177,157 +163,16 @@ async function localModelRoot(options: EmbedderOptions): Promise<string | undefi
 /** A model already on disk, as `createEmbedder` would load it: its folder, kind and fingerprint (no worker started). */
 export async function describeLocalModel(options: EmbedderOptions): Promise<{ dir: string; kind: ModelKind; fingerprint: string; adapted: boolean } | undefined> {
   checkModelId(options.model);
-  if (!Object.hasOwn(DTYPE_SUFFIX, options.dtype)) return undefined;
+  if (!isKnownDtype(options.dtype)) return undefined;
   const root = await localModelRoot(options);
   if (!root) return undefined;
   const { dir, kind, fingerprint, adapted } = await inspectModelFolder(path.join(root, options.model), options.model, options.dtype);
   return { dir, kind, fingerprint, adapted };
 }
 
-/**
- * The model's query and passage prefixes: its cairn.json's "prefixes" ({ "query": "...", "passage": "..." }) when
- * it has one, else the model catalog's (modelCatalog.ts), else none.
- */
-export async function readModelPrefixes(modelDir: string, modelId: string): Promise<ModelPrefixes> {
-  const file = path.join(modelDir, 'cairn.json');
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return undefined;
-    throw new Error(`${file}: cannot be read (${e.code ?? e.message})`);
-  });
-  const given = text === undefined ? undefined : parsePrefixes(text, file);
-  return given ?? { ...(catalogModel(modelId)?.prefixes ?? NO_PREFIXES) };
-}
-
-function parsePrefixes(text: string, file: string): ModelPrefixes | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const prefixes = (value as { prefixes?: unknown } | null)?.prefixes;
-  if (prefixes === undefined) return undefined;
-  if (typeof prefixes !== 'object' || prefixes === null || Array.isArray(prefixes)) throw new Error(`${file}: "prefixes" must be an object with "query" and "passage" strings`);
-  const result = { ...NO_PREFIXES };
-  for (const [key, given] of Object.entries(prefixes)) {
-    if (key !== 'query' && key !== 'passage') throw new Error(`${file}: prefixes.${key} is not a prefix (expected query, passage)`);
-    if (typeof given !== 'string' || given.length > 200) throw new Error(`${file}: prefixes.${key} must be a string of at most 200 characters`);
-    result[key] = given;
-  }
-  return result;
-}
-
-/** Prefixes change every vector, so they are part of the model's identity; a model without prefixes keeps its file fingerprint. */
-export function prefixedFingerprint(fingerprint: string, prefixes: ModelPrefixes): string {
-  if (!prefixes.query && !prefixes.passage) return fingerprint;
-  return createHash('sha256').update(`${fingerprint}\0query:${prefixes.query}\0passage:${prefixes.passage}`).digest('hex').slice(0, 16);
-}
-
-/** True for a bundled folder name or a hub "owner/name" (what `[embedding] model` may hold). */
-export function isModelId(modelId: string): boolean {
-  const segments = modelId.split('/');
-  return segments.length <= 2 && segments.every((s) => /^[\w.-]{1,96}$/.test(s) && s !== '.' && s !== '..');
-}
-
-/** The weights file transformers.js loads for a dtype ('q8' → onnx/model_quantized.onnx). */
-export function onnxFileFor(dtype: string): string {
-  if (!Object.hasOwn(DTYPE_SUFFIX, dtype)) throw new EmbeddingModelError(`[embedding] dtype = "${dtype}" is not one of ${EMBEDDING_DTYPES.join(', ')}.`);
-  return `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
-}
-
-function checkModelId(modelId: string) {
-  // A bundled folder name, or a hub "owner/name"; never a path that leaves the models folders.
-  if (!isModelId(modelId)) {
-    throw new EmbeddingModelError(`[embedding] model = "${modelId}" is not a model name: use a bundled model ("${BUNDLED_MODEL}") or a Hugging Face id like "Xenova/bge-small-en-v1.5".`);
-  }
-}
-
-
-async function isCompleteModelFolder(dir: string, dtype: string): Promise<boolean> {
-  return ['config.json', 'tokenizer.json', onnxFileFor(dtype)].every((f) => existsSync(path.join(dir, f)));
-}
-
-interface ModelFolder {
-  dir: string;
-  kind: ModelKind;
-  fingerprint: string;
-  onnxFile: string;
-  /** BasicTokenCounter gives the tokenizer's exact count for ordinary text (and never less). */
-  basicCountIsExact: boolean;
-  /** A table already adapted to a vault (config.json says from which model). */
-  adapted: boolean;
-}
-
-/** Reads what the main thread needs to know about the model's files, failing early with a clear message. */
-async function inspectModelFolder(dir: string, modelId: string, dtype: string): Promise<ModelFolder> {
-  const onnxFile = onnxFileFor(dtype);
-  const read = (file: string) =>
-    readFile(path.join(dir, file)).catch((e: NodeJS.ErrnoException) => {
-      throw new EmbeddingModelError(`embedding model "${modelId}": cannot read ${path.join(dir, file)} (${e.code ?? e.message}); ${USE_BUNDLED} or restore the file.`);
-    });
-  const [configBytes, tokenizerBytes] = await Promise.all([read('config.json'), read('tokenizer.json')]);
-  const onnxSize = await stat(path.join(dir, onnxFile)).then(
-    (s) => s.size,
-    async () => {
-      const available = await readdir(path.join(dir, 'onnx')).catch(() => [] as string[]);
-      throw new EmbeddingModelError(
-        `embedding model "${modelId}" has no ${onnxFile} for [embedding] dtype = "${dtype}" (onnx/ holds: ${available.join(', ') || 'nothing'}); set dtype to match one of them.`,
-      );
-    },
-  );
-  const externalDataSize = await stat(path.join(dir, `${onnxFile}_data`)).then((s) => s.size, () => 0);
-  let config: { cairn?: { kind?: string; adapted?: unknown } };
-  let tokenizer: TokenizerJson;
-  try {
-    config = JSON.parse(configBytes.toString('utf8'));
-    tokenizer = JSON.parse(tokenizerBytes.toString('utf8'));
-  } catch (e) {
-    throw new EmbeddingModelError(`embedding model "${modelId}" in ${dir}: config.json or tokenizer.json is not valid JSON (${(e as Error).message}).`);
-  }
-  const fingerprint = createHash('sha256')
-    .update(configBytes)
-    .update('\0')
-    .update(tokenizerBytes)
-    .update(`\0${onnxFile}:${onnxSize}:${externalDataSize}`)
-    .digest('hex')
-    .slice(0, 16);
-  return {
-    dir,
-    kind: config.cairn?.kind === 'static-word-embeddings' ? 'static-word-embeddings' : 'transformer',
-    fingerprint,
-    onnxFile,
-    basicCountIsExact: countsOneTokenPerBasicToken(tokenizer),
-    adapted: config.cairn?.adapted !== undefined,
-  };
-}
-
-interface TokenizerJson {
-  normalizer?: { type?: string } | null;
-  pre_tokenizer?: { type?: string } | null;
-  model?: { type?: string; vocab?: Record<string, number>; continuing_subword_prefix?: string };
-  added_tokens?: Array<{ content: string }>;
-}
-
-/**
- * True for a BERT WordPiece tokenizer whose vocabulary holds only whole words: it then emits exactly one token
- * per BERT pre-token, so BasicTokenCounter's count is exact for ordinary text and an upper bound otherwise (it
- * splits symbols and emoji off words, which BERT keeps as one [UNK]). It is ~25x faster than the tokenizer.
- */
-function countsOneTokenPerBasicToken(tokenizer: TokenizerJson): boolean {
-  const model = tokenizer.model;
-  if (model?.type !== 'WordPiece' || !model.vocab || tokenizer.pre_tokenizer?.type !== 'BertPreTokenizer') return false;
-  if (tokenizer.normalizer && tokenizer.normalizer.type !== 'BertNormalizer') return false;
-  const prefix = model.continuing_subword_prefix ?? '##';
-  for (const word of Object.keys(model.vocab)) if (word.length > prefix.length && word.startsWith(prefix)) return false;
-  // Added tokens are cut out of the text wherever they occur; bounded by punctuation ("[CLS]") they fall on
-  // basic-token boundaries, but a letter-bounded one could split a word into more tokens than counted.
-  return (tokenizer.added_tokens ?? []).every((t) => /^[^\s\p{L}\p{M}\p{N}](?:.*[^\s\p{L}\p{M}\p{N}])?$/su.test(t.content));
-}
-
 function usableMaxLength(maxLength: number): number {
   return Number.isFinite(maxLength) && maxLength > 2 && maxLength <= ABSURD_MAX_LENGTH ? maxLength : FALLBACK_MAX_LENGTH;
 }
-
 
 /**
  * Downloads a hub model into <downloadsDir>/<modelId> through a worker that loads it from a private staging
@@ -369,43 +214,9 @@ async function moveMissingFiles(from: string, to: string) {
   }
 }
 
-type ReadyReply = Extract<WorkerReply, { type: 'ready' }>;
-
 /** The texts with `prefix` in front of each (the same array when there is none). */
 export function withPrefix(texts: readonly string[], prefix: string): readonly string[] {
   return prefix ? texts.map((t) => prefix + t) : texts;
-}
-
-/** Sends one request; a worker that has already exited is reported by its 'exit' event, not here. */
-function sendRequest(worker: ChildProcess, request: WorkerRequest) {
-  if (worker.connected) worker.send(request);
-}
-
-/** Starts a worker and resolves once its model is loaded; rejects with the worker's reason or after `timeoutMs` without progress. */
-function startWorker(init: WorkerInit, timeoutMs: number): Promise<{ worker: ChildProcess; ready: ReadyReply }> {
-  return new Promise((resolve, reject) => {
-    const worker = forkWorkerProcess(import.meta.url, 'embeddingWorker');
-    const finish = (error: Error | undefined, ready?: ReadyReply) => {
-      clearTimeout(timer);
-      worker.off('message', onMessage).off('error', onError).off('close', onExit);
-      if (error) {
-        void stopWorker(worker);
-        reject(error);
-      } else {
-        resolve({ worker, ready: ready! });
-      }
-    };
-    const onMessage = (reply: WorkerReply) => {
-      if (reply.type === 'loading') timer.refresh();
-      else if (reply.type === 'ready') finish(undefined, reply);
-      else if (reply.type === 'load-failed') finish(new Error(reply.message));
-    };
-    const onError = (e: Error) => finish(new Error(`the worker process failed: ${e.message}`));
-    const onExit = (code: number | null, signal: string | null) => finish(new Error(`the worker process ${describeExit(worker, code, signal)} while loading`));
-    const timer = setTimeout(() => finish(new Error(`no progress for ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
-    worker.on('message', onMessage).on('error', onError).on('close', onExit);
-    sendRequest(worker, { type: 'init', init });
-  });
 }
 
 interface PendingEmbed {

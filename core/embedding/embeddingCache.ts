@@ -16,7 +16,7 @@ import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { digestBytes } from '../indexing/fileDigest.js';
+import { digestBytes } from './fileDigest.js';
 
 const MAGIC = Buffer.from('CAIRNEMB', 'latin1');
 const VERSION = 2;

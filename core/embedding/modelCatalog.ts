@@ -1,7 +1,7 @@
 /**
  * The embedding models Cairn offers by name: the two bundled ones and a short list of hub models known to work
  * with transformers.js (ONNX weights in onnx/, a tokenizer.json). One list, used by the core (prefixes, download)
- * and shown by the settings UI. Types and data only: the renderer imports this file.
+ * and shown by the settings UI. Data only (its types are in core/contract/models.ts).
  *
  * Facts are from each model's card on huggingface.co (the Xenova/* card and the original model's card it ports):
  * parameters, languages, window and prefixes from BAAI/bge-small-en-v1.5, sentence-transformers/all-MiniLM-L6-v2
@@ -10,29 +10,7 @@
  * (6 × 384 for MiniLM, 12 × 384 for bge-small and e5-small); the bundled static tables are a lookup, no layers.
  */
 
-/** Text put before what is embedded, for models trained with instructions (bge, e5). Empty: nothing. */
-export interface ModelPrefixes {
-  /** Before a search query (and other short texts compared to passages). */
-  query: string;
-  /** Before a chunk's text when it is embedded for the index. */
-  passage: string;
-}
-
-export interface CatalogModel {
-  /** The `[embedding] model` value. */
-  id: string;
-  label: string;
-  bundled: boolean;
-  /** Download size of the q8 weights and tokenizer, as shown ("34 MB"); the bundled ones: size on disk. */
-  size: string;
-  languages: string;
-  /** Relative embedding speed, e.g. "fastest", "about 2× slower than all-MiniLM-L6-v2". */
-  speed: string;
-  dims: number;
-  /** Where the facts come from. */
-  source: string;
-  prefixes: ModelPrefixes;
-}
+import type { CatalogModel, ModelPrefixes } from '../contract/models.js';
 
 export const NO_PREFIXES: Readonly<ModelPrefixes> = { query: '', passage: '' };
 

@@ -12,24 +12,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { ModelDownloadProgress } from '../contract/models.js';
 
 /** The hub Cairn downloads models from; CAIRN_HUB_URL replaces it (a mirror, or the tests' local server). */
 export function defaultHubUrl(): string {
   const configured = process.env.CAIRN_HUB_URL?.trim();
   if (!configured) return 'https://huggingface.co/';
   return configured.endsWith('/') ? configured : `${configured}/`;
-}
-
-export interface ModelDownloadProgress {
-  modelId: string;
-  /** The file being fetched, e.g. "onnx/model_quantized.onnx". */
-  file: string;
-  /** 1-based position of `file` among `fileCount` files. */
-  fileIndex: number;
-  fileCount: number;
-  /** Bytes of `file` on disk so far (a resumed file starts above 0) and its size (0 while unknown). */
-  loaded: number;
-  size: number;
 }
 
 export interface ModelDownloadOptions {

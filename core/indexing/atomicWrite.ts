@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DigestingCounter, type FileDigest } from './fileDigest.js';
+import { DigestingCounter, type FileDigest } from '../embedding/fileDigest.js';
 
 /**
  * Writes a file so that readers see either the old or the new content, never a part: temp file, fsync, rename.

@@ -1,8 +1,9 @@
 import { lstat, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChunkingConfig } from '../config/schema.js';
+import type { IndexManifestSummary } from '../contract/status.js';
 import { writeFileAtomic } from './atomicWrite.js';
-import { isFileDigest, type FileDigest } from './fileDigest.js';
+import { isFileDigest, type FileDigest } from '../embedding/fileDigest.js';
 import { DEFAULT_JOURNAL_FILE_FORMAT } from '../parse/pageNames.js';
 
 /** Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. */
@@ -24,15 +25,9 @@ export interface IndexIdentity {
   journalFormat: string;
 }
 
-export interface Manifest extends IndexIdentity {
-  /** The folder (g<generation>) holding the files this manifest describes. */
-  generation: number;
+export interface Manifest extends IndexIdentity, IndexManifestSummary {
   /** The persisted files this manifest vouches for (paths relative to the generation folder), checked on open. */
   files: Record<string, FileDigest>;
-  notes: number;
-  chunks: number;
-  builtAt: string;
-  updatedAt: string;
 }
 
 /** The manifest, nothing (no index yet), or why it cannot be used (`damage`: treated as no index). */

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import type { NoteLink } from '../parse/links.js';
+import type { GraphNote } from '../indices/graph/linkGraph.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { BlockTexts } from './blockTexts.js';
-import type { FileDigest } from './fileDigest.js';
+import type { FileDigest } from '../embedding/fileDigest.js';
 
 /**
  * A chunk as persisted: everything but what the note record already holds, and `content` (derivable); `displayText`
@@ -144,6 +145,18 @@ export class NoteStore {
 /** The links of all chunks of a note. */
 export function noteLinks(record: NoteRecord): NoteLink[] {
   return record.chunks.flatMap((c) => c.links);
+}
+
+/** A note as the link graph takes it: its links, and its block ids and references (a `((uuid))` links to the block's note). */
+export function graphNoteOf(record: NoteRecord): GraphNote {
+  return {
+    path: record.path,
+    title: record.title,
+    aliases: record.aliases,
+    links: noteLinks(record),
+    blockIds: [...new Set(record.chunks.flatMap((c) => c.blockIds ?? []))],
+    blockRefs: [...new Set(record.chunks.flatMap((c) => c.blockRefs ?? []))],
+  };
 }
 
 /** A note's time for date filters and listing: a journal page's day (local midnight), else its file's mtime. */

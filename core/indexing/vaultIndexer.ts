@@ -7,10 +7,10 @@ import type { Embedder } from '../embedding/embedder.js';
 import { readNoteFile } from '../vault/readNoteFile.js';
 import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/vaultPaths.js';
 import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
-import type { IndexListener, IndexPhase, IndexSummary } from './indexEvents.js';
+import type { IndexListener, IndexPhase, IndexSummary } from '../contract/status.js';
 import type { IndexState } from './indexState.js';
 import { hasShownText } from '../chunking/shownText.js';
-import { noteLinks, type NoteRecord, type StoredChunk } from './noteStore.js';
+import { graphNoteOf, type NoteRecord, type StoredChunk } from './noteStore.js';
 
 export interface VaultIndexerDeps {
   vaultPath: string;
@@ -392,16 +392,4 @@ function storedChunk(chunk: Chunk): StoredChunk {
   const { docId: _docId, content: _content, title: _title, aliases: _aliases, frontmatter: _frontmatter, mtime: _mtime, displayText, ...stored } = chunk;
   // The shown text only where it differs: an ordinary vault's notes file does not hold every text twice.
   return displayText === chunk.text ? stored : { ...stored, displayText };
-}
-
-/** A note as the link graph takes it: its links, and its block ids and references (a `((uuid))` links to the block's note). */
-export function graphNoteOf(record: NoteRecord) {
-  return {
-    path: record.path,
-    title: record.title,
-    aliases: record.aliases,
-    links: noteLinks(record),
-    blockIds: [...new Set(record.chunks.flatMap((c) => c.blockIds ?? []))],
-    blockRefs: [...new Set(record.chunks.flatMap((c) => c.blockRefs ?? []))],
-  };
 }

@@ -1,9 +1,9 @@
 // What happens when a file is saved: the vault watcher's debounced batch is applied to the index (searchable at once),
 // each note's change is announced, the index is saved a little later (one write for a burst of saves), and the whole
 // vault is reconciled on a timer and whenever folders change. Every change to the index runs in one queue.
-import type { AppEvent } from '../appApi.js';
+import type { AppEvent } from '../contract/appApi.js';
 import type { CairnConfig } from '../config/schema.js';
-import type { IndexListener } from '../indexing/indexEvents.js';
+import type { IndexListener } from '../contract/status.js';
 import type { VaultLink } from '../vault/scanVault.js';
 import { SerialQueue } from './serialQueue.js';
 import { VaultWatcher, type VaultChangeBatch } from './vaultWatcher.js';

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { isInside } from '../indexing/dataPaths.js';
+import { isInside } from '../config/pathContainment.js';
 import { createPathFilter, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 
 /** One debounced batch of file system changes, vault-relative and `/`-separated. */

@@ -13,6 +13,7 @@ import { emptyExplanation } from './ranking/fusion.js';
 import { rankResults } from './ranking/rankResults.js';
 import type { QueryExpander } from './queryExpander.js';
 import { highlightTerms } from './highlightTerms.js';
+import { buildSnippet } from './snippet.js';
 import { hasTag, nearestTags, tagCounts, type TagCount } from './tagIndex.js';
 import { questionTerms } from './termOverlap.js';
 
@@ -53,7 +54,7 @@ export class QueryOrchestrator {
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
       const kept = hasFilters(filters) ? this.browse(filters) : [];
-      const results = kept.slice(offset, offset + k).map((ref, i) => this.resultOf(ref, 1 / (offset + i + 1), UNRANKED, null, request.neighbours));
+      const results = kept.slice(offset, offset + k).map((ref, i) => this.resultOf(ref, 1 / (offset + i + 1), UNRANKED, null, about.highlightTerms, request.neighbours));
       return { ...about, mode, results, expansions: [], tookMs: performance.now() - started, offset, total: kept.length, more: offset + results.length < kept.length };
     }
     const accept = this.acceptor(filters);
@@ -76,7 +77,7 @@ export class QueryOrchestrator {
       now: Date.now(),
     });
     const terms = questionTerms(query);
-    const results = ranked.slice(offset, offset + k).map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, request.neighbours));
+    const results = ranked.slice(offset, offset + k).map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, about.highlightTerms, request.neighbours));
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }
 
@@ -115,10 +116,15 @@ export class QueryOrchestrator {
     return unknown.map((tag) => ({ tag, suggestions: nearestTags(tag, known) }));
   }
 
-  /** `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it. */
-  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[] | null, neighbours: boolean | undefined): SearchResult {
+  /**
+   * `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it.
+   * `highlight`: the words its snippet marks.
+   */
+  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[] | null, highlight: readonly string[], neighbours: boolean | undefined): SearchResult {
+    const summary = chunkSummary(ref);
     const result: SearchResult = {
-      ...(terms ? citeQueriedPart(chunkSummary(ref), terms) : citeOpeningPart(chunkSummary(ref))),
+      ...(terms ? citeQueriedPart(summary, terms) : citeOpeningPart(summary)),
+      snippet: buildSnippet(summary.text, highlight),
       score,
       tags: ref.chunk.tags,
       modified: new Date(ref.note.mtimeMs).toISOString(),

@@ -55,17 +55,6 @@ export function nearestTags(tag: string, tags: readonly TagCount[], n = 3): stri
   return scored.slice(0, n).map((s) => s.tag.tag);
 }
 
-/**
- * Completions of a tag being typed: tags starting with `prefix` (case-insensitive; any tag for an empty prefix), then
- * those with a `/part` starting with it, most used first; the tag exactly as typed is no completion.
- */
-export function completeTag(prefix: string, tags: readonly TagCount[], n = 8): TagCount[] {
-  const key = prefix.replace(/^#/, '').toLowerCase();
-  const starts = tags.filter((t) => t.tag.toLowerCase().startsWith(key) && t.tag.toLowerCase() !== key);
-  const inside = key ? tags.filter((t) => !t.tag.toLowerCase().startsWith(key) && t.tag.toLowerCase().includes(`/${key}`)) : [];
-  return [...starts, ...inside].slice(0, n);
-}
-
 /** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
 export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;

@@ -1,9 +1,10 @@
 // POST /api/<method> with a JSON array of arguments → 200 { result } | 400 (bad arguments) / 422 (refused by the core) / 500 { error }.
 // Every call passes the shared validation first; openInEditor is refused (there is no desktop here to open it on).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CairnApi } from '../appApi.js';
-import { ApiArgumentError, validateApiCall, type ValidCall } from './apiValidation.js';
+import type { CairnApi } from '../contract/appApi.js';
 import { CairnError } from '../contract/errors.js';
+import { ApiArgumentError, type ValidCall } from '../contract/validation.js';
+import { validateApiCall } from './hostValidation.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 

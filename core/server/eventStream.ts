@@ -1,7 +1,7 @@
 // Server-sent events: each AppEvent of the core as one `data:` line of JSON, with a comment every 15 s so that
 // proxies and the browser keep an idle stream open.
 import type { ServerResponse } from 'node:http';
-import type { AppEvent, CairnApi } from '../appApi.js';
+import type { AppEvent, CairnApi } from '../contract/appApi.js';
 
 const HEARTBEAT_MS = 15_000;
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import type { CairnApi } from '../appApi.js';
+import type { CairnApi } from '../contract/appApi.js';
 import { handleApiCall, sendJson } from './apiRoutes.js';
 import { streamEvents } from './eventStream.js';
 import { RequestGuard, type RefusalKind } from './requestGuard.js';

@@ -5,18 +5,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-
-/** What a folder looks like it holds, so the list can mark likely vaults. */
-export type FolderKind = 'obsidian' | 'logseq' | 'markdown';
-
-export interface FolderCompletion {
-  /** The folder's absolute path (no trailing separator). */
-  path: string;
-  /** Its own name. */
-  name: string;
-  /** Set when it looks like a vault: an .obsidian or logseq folder, or .md files at its top level. */
-  kind?: FolderKind;
-}
+import type { FolderCompletion, FolderKind } from '../contract/status.js';
 
 export const MAX_FOLDER_COMPLETIONS = 20;
 

@@ -1,7 +1,7 @@
 import { promises as fs, constants as fsConstants, type Dirent, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import picomatch from 'picomatch';
-import { isInside } from '../indexing/dataPaths.js';
+import { isInside } from '../config/pathContainment.js';
 import { outsideLinkReason, specialFileReason } from './vaultPaths.js';
 
 export interface VaultScanOptions {

@@ -3,7 +3,7 @@
 import type { Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { isInside } from '../indexing/dataPaths.js';
+import { isInside } from '../config/pathContainment.js';
 
 export interface VaultBoundary {
   /** `[vault] follow_outside_links`: links whose real path is outside the vault are followed. */

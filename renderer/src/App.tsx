@@ -1,9 +1,11 @@
+// Over 400 lines: the shell wires every screen and empty state together, and reads best as one component.
 // The app shell: the search/ask box on top, results on the left, the open note on the right, indexing status at
 // the bottom; settings and the vault picker replace the workspace when open.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { SearchResponse, SearchResult } from '../../core/appApi.ts';
+import type { SearchResponse, SearchResult } from '../../core/contract/appApi.ts';
 import { AskPanel, type Passage } from './components/AskPanel.tsx';
 import { FailedFiles } from './components/FailedFiles.tsx';
+import { FilterExamples } from './components/FilterExamples.tsx';
 import { IndexingPanel, IndexingStatus } from './components/IndexingStatus.tsx';
 import { NoteView, type NoteTarget } from './components/NoteView.tsx';
 import { ResultList } from './components/ResultList.tsx';
@@ -21,7 +23,7 @@ import { useAppModel } from './hooks/useAppModel.ts';
 import { useAsk } from './hooks/useAsk.ts';
 import { useSearch } from './hooks/useSearch.ts';
 import { useTags } from './hooks/useTags.ts';
-import { completeTag } from '../../core/search/tagIndex.ts';
+import { completeTag } from '../../core/contract/tags.ts';
 import { completeTypedTag, replaceTag, typedTag } from './search/tagCompletion.ts';
 import type { SearchMode } from './search/searchMode.ts';
 import { SettingsView } from './settings/SettingsView.tsx';
@@ -208,7 +210,6 @@ export function App() {
     <ResultList
       results={results}
       query={search.response?.query ?? activeQuery}
-      highlight={search.response?.highlightTerms ?? []}
       selected={selected}
       openChunkId={openChunkId}
       stale={!!search.response && search.response.query !== activeQuery.trim()}
@@ -308,8 +309,7 @@ export function App() {
                       {showCompletions && <TagSuggestions tags={completions} prefix={typing!.prefix} onPick={pickTag} />}
                       <h2>Finish the filter</h2>
                       <p className="muted">
-                        {search.response.incomplete!.join(' ')} needs a value: <code>tag:name</code>, <code>path:Folder/</code>, <code>after:2026-01-01</code> or{' '}
-                        <code>before:2026-02</code>.{typing ? ' Pick a tag above, or keep typing.' : ''}
+                        {search.response.incomplete!.join(' ')} needs a value: <FilterExamples />.{typing ? ' Pick a tag above, or keep typing.' : ''}
                       </p>
                     </div>
                   ) : (
@@ -372,8 +372,7 @@ export function App() {
                     Keys: <kbd>{FOCUS_KEYS}</kbd> search box · <kbd>{SEARCH_KEYS}</kbd> Search · <kbd>{ASK_KEYS}</kbd> Ask · <kbd>{BACK_KEYS}</kbd> Back · <kbd>Esc</kbd> clear, then close the note
                   </p>
                   <p className="muted small">
-                    Narrow a search or a question with <code>path:Folder/</code> <code>tag:name</code> <code>after:2026-01-01</code>{' '}
-                    <code>before:2026-02</code>; filters alone list the matching notes, newest first.
+                    Narrow a search or a question with <FilterExamples />; filters alone list the matching notes, newest first.
                   </p>
                 </div>
               )}
@@ -410,3 +409,4 @@ function withoutOperator(query: string, operator: string): string {
   if (at < 0) return query;
   return `${query.slice(0, at).trimEnd()} ${query.slice(at + operator.length).trimStart()}`.trim();
 }
+

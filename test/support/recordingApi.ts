@@ -1,7 +1,7 @@
 // A CairnApi for the transport tests (HTTP server, Electron IPC): it records every call, answers with fixed values,
 // and lets the test push events. It implements CairnApi and nothing more (plus `note`), so that its prototype's
 // method names are the interface's.
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../../core/appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse } from '../../core/contract/appApi.js';
 import { CairnError } from '../../core/contract/errors.js';
 
 export class RecordingApi implements CairnApi {
@@ -31,7 +31,7 @@ export class RecordingApi implements CairnApi {
   async getNote(notePath: string): Promise<NoteView> {
     this.note('getNote', [notePath]);
     if (notePath === 'Missing.md') throw new Error('no note Missing.md in the index');
-    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], outgoing: [], backlinks: [], related: [], blockRefs: {} };
+    return { path: notePath, title: 'A', text: '# A\n', bodyStart: 0, modified: new Date(0).toISOString(), tags: [], properties: null, outline: { propertyLines: [], blocks: {}, pageProperties: [], isOutline: false, dedent: [] }, links: {}, outgoing: [], backlinks: [], related: [], blockRefs: {} };
   }
   async resolveLink(target: string, fromPath: string) {
     this.note('resolveLink', [target, fromPath]);

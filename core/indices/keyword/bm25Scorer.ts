@@ -1,10 +1,10 @@
 /**
  * Keyword search over the chunk postings: BM25+ as MiniSearch defines it, counted per query slot, in the keyword
- * tiers (core/search/ranking/tiers.ts), the k best kept in a heap rather than every match sorted.
+ * tiers (keywordTiers.ts), the k best kept in a heap rather than every match sorted.
  */
-import { compareTiered, KEYWORD_TIER, keywordTier } from '../../search/ranking/tiers.js';
 import { BestOf } from './bestOf.js';
 import { BOOST_BY_FIELD_ID, normalizeExactKey, type TitleKeys } from './keywordDocs.js';
+import { compareTiered, KEYWORD_TIER, keywordTier } from './keywordTiers.js';
 import type { ChunkPostings } from './miniSearchInternals.js';
 import { planExpansions, planQuery, type QueryPlan } from './queryPlan.js';
 

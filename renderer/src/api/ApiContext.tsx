@@ -1,6 +1,6 @@
 // Makes the api (and whether this is the desktop app) available to every component.
 import { createContext, useContext } from 'react';
-import type { CairnApi } from '../../../core/appApi.ts';
+import type { CairnApi } from '../../../core/contract/appApi.ts';
 import type { DesktopApi } from './desktopApi.ts';
 
 export interface ApiContextValue {

@@ -1,5 +1,5 @@
 // Picks the api the UI runs on: the Electron preload's window.cairn, else HTTP to the server that served the page.
-import type { CairnApi } from '../../../core/appApi.ts';
+import type { CairnApi } from '../../../core/contract/appApi.ts';
 import type { DesktopApi } from './desktopApi.ts';
 import { browserToken, HttpCairnApi } from './httpApi.ts';
 

@@ -1,6 +1,6 @@
 // What the UI talks to: the CairnApi, plus chooseFolder() in the desktop app (a native folder dialog).
 // Types only from the core: the renderer never imports core runtime code.
-import type { AppEvent, CairnApi } from '../../../core/appApi.ts';
+import type { AppEvent, CairnApi } from '../../../core/contract/appApi.ts';
 
 export interface DesktopApi extends CairnApi {
   /** Opens the OS folder picker; null when cancelled. */

@@ -1,7 +1,7 @@
 // The CairnApi over HTTP, for browser mode (`cairn serve`): POST /api/<method> with the token in a header,
 // events from one shared EventSource on /api/events.
-import type { AppEvent, CairnApi } from '../../../core/appApi.ts';
-import { forwardRemoteMethods, type RemoteMethod } from '../../../core/server/apiMethods.ts';
+import type { AppEvent, CairnApi } from '../../../core/contract/appApi.ts';
+import { forwardRemoteMethods, type RemoteMethod } from '../../../core/contract/remoteMethods.ts';
 
 const TOKEN_KEY = 'cairn-token';
 

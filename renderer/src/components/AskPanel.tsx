@@ -2,10 +2,9 @@
 // each [n] marker a link to the cited lines), the numbered sources, and every notice the answer carries: the
 // model failed and the answer is quoted instead, markers dropped, or the notes do not answer at all.
 import { Fragment, type ReactNode } from 'react';
-import type { AskResponse, ChunkSummary, Citation } from '../../../core/appApi.ts';
+import type { AskResponse, ChunkSummary, Citation, SnippetSegment } from '../../../core/contract/appApi.ts';
 import { parseAnswer, passageLabel, type Inline } from '../answer/answerText.ts';
 import type { AskState } from '../hooks/useAsk.ts';
-import { buildSnippet } from '../search/snippet.ts';
 import { lineRange } from '../format.ts';
 import type { NoteTarget } from './NoteView.tsx';
 
@@ -113,12 +112,11 @@ function FinalAnswer({ answer, isOpen, onOpen }: { answer: AskResponse; isOpen(p
 
 /** The plain "no answer" reply, then the passages that came closest (the model's own words, if it wrote any). */
 function NotAnswered({ answer, isOpen, onOpen }: { answer: AskResponse; isOpen(p: Passage): boolean; onOpen(p: Passage): void }) {
-  const sourceText = (chunkId: string) => answer.sources.flatMap((s) => s.pieces).find((p) => p.chunkId === chunkId)?.text ?? '';
   // Extractive: the citations are the closest passages, each with its best sentence. A model that found no answer
   // cited nothing: the best retrieved passages stand in.
-  const closest: Array<{ n: number; passage: Passage; text: string }> = answer.citations.length
-    ? answer.citations.map((c) => ({ n: c.n, passage: c, text: c.quotes?.map((q) => q.text).join(' ') || sourceText(c.chunkId) }))
-    : answer.sources.slice(0, CLOSEST).map((s, i) => ({ n: i + 1, passage: s, text: sourceText(s.chunkId) }));
+  const closest: Array<{ n: number; passage: Passage; snippet: SnippetSegment[] }> = answer.citations.length
+    ? answer.citations.map((c) => ({ n: c.n, passage: c, snippet: c.snippet }))
+    : answer.sources.slice(0, CLOSEST).map((s, i) => ({ n: i + 1, passage: s, snippet: s.snippet }));
   return (
     <div className="not-answered" data-testid="not-answered">
       <p className="not-answered-message">Your notes don’t seem to answer this.</p>
@@ -131,10 +129,10 @@ function NotAnswered({ answer, isOpen, onOpen }: { answer: AskResponse; isOpen(p
         <>
           <p className="muted small closest-intro">The closest passages:</p>
           <ol className="closest-passages">
-            {closest.map(({ n, passage, text }) => (
+            {closest.map(({ n, passage, snippet }) => (
               <li key={n}>
                 <PassageButton passage={passage} n={n} open={isOpen(passage)} onOpen={onOpen} testId="closest-passage">
-                  {text && <Snippet text={text} terms={answer.highlightTerms} />}
+                  {snippet.some((segment) => segment.text) && <Snippet segments={snippet} />}
                 </PassageButton>
               </li>
             ))}
@@ -163,11 +161,11 @@ function PassageButton({ passage, n, open, onOpen, testId, children }: { passage
   );
 }
 
-/** A passage's best words with the question's terms marked (inside a button: phrasing content only). */
-function Snippet({ text, terms }: { text: string; terms: readonly string[] }) {
+/** A passage's best words with the question's terms marked, as the core cut them (inside a button: phrasing content only). */
+function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
   return (
     <span className="snippet passage-snippet">
-      {buildSnippet(text, terms).map((segment, i) => (segment.match ? <mark key={i}>{segment.text}</mark> : <Fragment key={i}>{segment.text}</Fragment>))}
+      {segments.map((segment, i) => (segment.match ? <mark key={i}>{segment.text}</mark> : <Fragment key={i}>{segment.text}</Fragment>))}
     </span>
   );
 }

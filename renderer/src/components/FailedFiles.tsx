@@ -1,6 +1,6 @@
 // The files that could not be indexed, each with its reason.
 import { useEffect, useRef } from 'react';
-import type { FileStatus } from '../../../core/appApi.ts';
+import type { FileStatus } from '../../../core/contract/appApi.ts';
 
 export function FailedFiles({ files, onClose }: { files: FileStatus[]; onClose(): void }) {
   const failed = files.filter((f) => f.state === 'failed');

@@ -1,8 +1,7 @@
-// A result snippet with the query terms marked; the note text is only ever rendered as React text.
-import { buildSnippet } from '../search/snippet.ts';
+// A result snippet as the core cut it, its matched words marked; the note text is only ever rendered as React text.
+import type { SnippetSegment } from '../../../core/contract/appApi.ts';
 
-export function HighlightedSnippet({ text, terms }: { text: string; terms: readonly string[] }) {
-  const segments = buildSnippet(text, terms);
+export function HighlightedSnippet({ segments }: { segments: readonly SnippetSegment[] }) {
   return (
     <p className="snippet">
       {segments.map((segment, i) => (segment.match ? <mark key={i}>{segment.text}</mark> : <span key={i}>{segment.text}</span>))}

@@ -1,5 +1,5 @@
 // Backlinks, outgoing links or related notes: note titles that open in the app.
-import type { NoteLinkView } from '../../../core/appApi.ts';
+import type { NoteLinkView } from '../../../core/contract/appApi.ts';
 
 interface LinkListProps {
   title: string;

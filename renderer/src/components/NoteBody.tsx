@@ -1,10 +1,8 @@
 // The rendered note: sanitised DOM inserted as nodes, cited lines highlighted, scrolled to the cited heading,
-// and links handled inside the app (wikilinks and vault-relative links resolved through the api).
-import { useEffect, useLayoutEffect, useRef, type MouseEvent } from 'react';
-import type { BlockRefView } from '../../../core/appApi.ts';
+// and links handled inside the app (wikilinks and vault-relative links, as the core resolved them).
+import { useLayoutEffect, useRef, type MouseEvent } from 'react';
+import type { BlockRefView, NoteOutlineView } from '../../../core/contract/appApi.ts';
 import { isAllowedExternalUrl } from '../../../electron/externalLinks.ts';
-import { useApi } from '../api/ApiContext.tsx';
-import type { OutlineInfo } from '../markdown/logseqOutline.ts';
 import { linesBefore, renderNoteBody } from '../markdown/renderNote.ts';
 
 export interface Citation {
@@ -18,8 +16,10 @@ interface NoteBodyProps {
   path: string;
   text: string;
   bodyStart: number;
-  /** The note's outline (property lines, block ids): see logseqOutline.ts. */
-  outline: OutlineInfo;
+  /** The note's outline (property lines, block ids), from the core. */
+  outline: NoteOutlineView;
+  /** Each link target the note writes → the note it resolves to (from the core). */
+  links: Record<string, string | null>;
   /** Where its block references point (from the core). */
   blockRefs: Record<string, BlockRefView>;
   citation: Citation | null;
@@ -28,46 +28,19 @@ interface NoteBodyProps {
   onUnresolved(target: string): void;
 }
 
-export function NoteBody({ path, text, bodyStart, outline, blockRefs, citation, heading, onNavigate, onUnresolved }: NoteBodyProps) {
-  const { api } = useApi();
+export function NoteBody({ path, text, bodyStart, outline, links, blockRefs, citation, heading, onNavigate, onUnresolved }: NoteBodyProps) {
   const container = useRef<HTMLDivElement>(null);
 
   // Render and insert: layout effect, so that highlighting and scrolling below find the nodes in place.
   useLayoutEffect(() => {
     const body = container.current!;
     body.replaceChildren(renderNoteBody(text.slice(bodyStart), linesBefore(text, bodyStart), { outline, blockRefs }));
+    markLinks(body, links, path);
     markCitation(body, citation);
     const target = (heading && findHeading(body, heading)) || (citation?.focusLine && blockAt(body, citation.focusLine)) || body.querySelector<HTMLElement>('.cited');
     scrollToShow(body.closest<HTMLElement>('.note-scroll'), target);
     if (heading && target) flash(target);
-  }, [text, bodyStart, outline, blockRefs, citation, heading]);
-
-  // Resolve every wikilink target once, then mark links as resolved (with their path) or unresolved.
-  useEffect(() => {
-    const body = container.current!;
-    const links = [...body.querySelectorAll<HTMLAnchorElement>('a[data-wikilink], a[data-vault-link]')];
-    const targets = [...new Set(links.map(linkTarget).filter((t): t is string => !!t))];
-    let live = true;
-    void Promise.all(targets.map(async (t) => [t, await api.resolveLink(t, path).catch(() => null)] as const)).then((pairs) => {
-      if (!live) return;
-      const resolved = new Map(pairs);
-      for (const link of links) {
-        const t = linkTarget(link);
-        const found = t ? resolved.get(t) : path; // [[#Heading]] points into this note
-        if (found) {
-          link.dataset.resolved = found;
-          link.classList.remove('unresolved');
-          link.title = found;
-        } else {
-          link.classList.add('unresolved');
-          link.title = `No note "${t}" in this vault`;
-        }
-      }
-    });
-    return () => {
-      live = false;
-    };
-  }, [api, path, text]);
+  }, [text, bodyStart, outline, links, blockRefs, citation, heading, path]);
 
   const onClick = (event: MouseEvent<HTMLDivElement>) => {
     const link = (event.target as Element).closest('a');
@@ -100,6 +73,21 @@ export function NoteBody({ path, text, bodyStart, outline, blockRefs, citation, 
   };
 
   return <div className="note-body markdown" data-testid="note-body" ref={container} onClick={onClick} />;
+}
+
+/** Marks each link resolved (with its note's path) or unresolved, as the core resolved its target. */
+function markLinks(body: HTMLElement, links: Record<string, string | null>, path: string): void {
+  for (const link of body.querySelectorAll<HTMLAnchorElement>('a[data-wikilink], a[data-vault-link]')) {
+    const t = linkTarget(link);
+    const found = t ? (Object.hasOwn(links, t) ? links[t] : null) : path; // [[#Heading]] points into this note
+    if (found) {
+      link.dataset.resolved = found;
+      link.title = found;
+    } else {
+      link.classList.add('unresolved');
+      link.title = `No note "${t}" in this vault`;
+    }
+  }
 }
 
 function linkTarget(link: HTMLAnchorElement): string | null {

@@ -1,10 +1,9 @@
 // One note: header (title, path, date, tags, open-in actions), properties, the rendered body with the cited lines
 // highlighted, and its backlinks, outgoing links and related notes. Reloads when the file changes on disk.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { NoteView as Note } from '../../../core/appApi.ts';
+import type { NoteView as Note } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatDate, lineRange } from '../format.ts';
-import { outlineInfo } from '../markdown/logseqOutline.ts';
 import { useToasts } from '../hooks/toasts.tsx';
 import { BACK_KEYS } from '../keyboard.ts';
 import { LinkList } from './LinkList.tsx';
@@ -58,8 +57,6 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onClose,
     return () => observer.disconnect();
   }, [note]);
 
-  // Outline notes (Logseq pages): property lines, page properties and block ids, from the core's outline scan.
-  const outline = useMemo(() => (note ? outlineInfo(note.text, note.bodyStart) : null), [note]);
   const noBlockRefs = useMemo(() => ({}), []);
 
   if (error) {
@@ -72,7 +69,7 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onClose,
       </div>
     );
   }
-  if (!note || !outline || note.path !== target.path) return <div className="note-view loading" data-testid="note-view" aria-busy="true" />;
+  if (!note || note.path !== target.path) return <div className="note-view loading" data-testid="note-view" aria-busy="true" />;
 
   const open = (path: string, heading: string | null = null) => onNavigate({ path, citation: null, heading });
   const filePath = vault ? `${vault.replace(/[\\/]$/, '')}/${note.path}` : note.path;
@@ -129,12 +126,13 @@ export function NoteView({ target, vault, reloadKey, canGoBack, onBack, onClose,
             </ul>
           )}
         </header>
-        <PropertiesTable head={note.text.slice(0, note.bodyStart)} pageProperties={outline.pageProperties} />
+        <PropertiesTable properties={note.properties} />
         <NoteBody
           path={note.path}
           text={note.text}
           bodyStart={note.bodyStart}
-          outline={outline}
+          outline={note.outline}
+          links={note.links}
           blockRefs={note.blockRefs ?? noBlockRefs}
           citation={target.citation}
           heading={target.heading}

@@ -1,10 +1,7 @@
 // Front matter, or a Logseq page's `key:: value` properties, as a small properties table (never as body text).
-import { parseProperties, type Properties } from '../markdown/frontMatter.ts';
+import type { NoteProperties } from '../../../core/contract/appApi.ts';
 
-export function PropertiesTable({ head, pageProperties = [] }: { head: string; pageProperties?: Array<[string, string]> }) {
-  const front = parseProperties(head);
-  // Both kinds in one note (front matter, then `key:: value` lines): one table.
-  const properties: Properties | null = front?.ok ? { ok: true, entries: [...front.entries, ...pageProperties] } : (front ?? (pageProperties.length ? { ok: true, entries: pageProperties } : null));
+export function PropertiesTable({ properties }: { properties: NoteProperties | null }) {
   if (!properties) return null;
   if (!properties.ok) {
     return (

@@ -1,7 +1,7 @@
 // The filters typed into the search box (path:, tag:, after:, before:, -path:, -tag:) as chips, each removable
 // from the query with its ×, and the operators Cairn could not use with the reason, so a filter that silently
 // matched nothing is never a mystery.
-import type { QueryOperator } from '../../../core/appApi.ts';
+import type { QueryOperator } from '../../../core/contract/appApi.ts';
 
 interface QueryFiltersProps {
   operators: QueryOperator[];

@@ -1,6 +1,6 @@
 // Ranked passages: title, header-path breadcrumb, highlighted snippet, date, lines, and an expandable "why".
 import { useEffect, useRef } from 'react';
-import type { SearchResult } from '../../../core/appApi.ts';
+import type { SearchResult } from '../../../core/contract/appApi.ts';
 import { formatDate, lineRange } from '../format.ts';
 import { HighlightedSnippet } from './HighlightedSnippet.tsx';
 import { WhyDetails } from './WhyDetails.tsx';
@@ -8,8 +8,6 @@ import { WhyDetails } from './WhyDetails.tsx';
 interface ResultListProps {
   results: SearchResult[];
   query: string;
-  /** The words the core searched for (stop and question words left out): what the snippets highlight. */
-  highlight: readonly string[];
   selected: number;
   openChunkId: string | null;
   /** The results are for an earlier query; newer ones are on their way. */
@@ -18,7 +16,7 @@ interface ResultListProps {
   onOpen(result: SearchResult): void;
 }
 
-export function ResultList({ results, query, highlight, selected, openChunkId, stale, onSelect, onOpen }: ResultListProps) {
+export function ResultList({ results, query, selected, openChunkId, stale, onSelect, onOpen }: ResultListProps) {
   const listRef = useRef<HTMLOListElement>(null);
   useEffect(() => {
     listRef.current?.querySelector<HTMLElement>('[aria-selected="true"]')?.scrollIntoView({ block: 'nearest' });
@@ -48,7 +46,7 @@ export function ResultList({ results, query, highlight, selected, openChunkId, s
                 </span>
               ))}
             </div>
-            <HighlightedSnippet text={result.text} terms={highlight} />
+            <HighlightedSnippet segments={result.snippet} />
             <div className="result-meta">
               <span className="path">{result.path}</span>
               <span>{lineRange(result.startLine, result.endLine)}</span>

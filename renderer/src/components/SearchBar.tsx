@@ -4,7 +4,7 @@
 // ↑/↓ move through them, Tab or Enter take the highlighted one, and a first Esc closes them (TagSuggestions.tsx).
 import { forwardRef, type KeyboardEvent } from 'react';
 import { ASK_KEYS, FOCUS_KEYS, SEARCH_KEYS } from '../keyboard.ts';
-import { SEARCH_MODES, type SearchMode } from '../search/searchMode.ts';
+import { SEARCH_MODE_OPTIONS, type SearchMode } from '../search/searchMode.ts';
 import { handleTagSuggestionKey, useTagSuggestionsAria } from './TagSuggestions.tsx';
 
 export type InputMode = 'search' | 'ask';
@@ -94,7 +94,7 @@ export const SearchBar = forwardRef<HTMLInputElement, SearchBarProps>(function S
         title={asking ? 'Questions are always answered from a hybrid search' : undefined}
         onChange={(event) => props.onSearchModeChange(event.target.value as SearchMode)}
       >
-        {SEARCH_MODES.map((m) => (
+        {SEARCH_MODE_OPTIONS.map((m) => (
           <option key={m.mode} value={m.mode} title={m.hint}>
             {m.label}
           </option>

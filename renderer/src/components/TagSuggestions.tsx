@@ -2,7 +2,7 @@
 // is an ARIA listbox driven from the search box (SearchBar): App renders the two apart, so the list's highlight and
 // whether Esc closed it live in a small store here, which also survives the list moving between empty states.
 import { useEffect, useRef, useSyncExternalStore, type KeyboardEvent } from 'react';
-import type { TagCount } from '../../../core/appApi.ts';
+import type { TagCount } from '../../../core/contract/appApi.ts';
 import { listboxAction, optionId } from '../hooks/listboxKeys.ts';
 
 const LIST_ID = 'tag-suggestion-list';

@@ -2,7 +2,7 @@
 // The path field completes folders as it is typed (completeFolder in the core): ↑/↓ move through them, Tab or Enter
 // take the highlighted one (and list its sub-folders), Esc closes the list; Enter without a highlight opens the path.
 import { useEffect, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react';
-import type { AppState, FolderCompletion, FolderKind } from '../../../core/appApi.ts';
+import type { AppState, FolderCompletion, FolderKind } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { baseName } from '../format.ts';
 import { listboxAction, optionId } from '../hooks/listboxKeys.ts';

@@ -1,5 +1,5 @@
 // Why a result ranks where it does: the explanation the core's fusion keeps for every hit.
-import type { SearchResult } from '../../../core/appApi.ts';
+import type { SearchResult } from '../../../core/contract/appApi.ts';
 
 export function WhyDetails({ result }: { result: SearchResult }) {
   const { explain } = result;

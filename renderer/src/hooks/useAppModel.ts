@@ -2,7 +2,7 @@
 // reason, failed files, config problems), and a revision number that moves whenever the index content changes, so
 // that open searches and notes refresh themselves without a reload.
 import { useCallback, useEffect, useReducer } from 'react';
-import type { AppEvent, AppState, ConfigProblem, FileStatus, IndexEvent } from '../../../core/appApi.ts';
+import type { AppEvent, AppState, ConfigProblem, FileStatus, IndexEvent } from '../../../core/contract/appApi.ts';
 import type { UiEvent } from '../api/desktopApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { NO_ETA, nextEta, type EtaState } from '../indexing/progressText.ts';
@@ -129,7 +129,9 @@ export function useAppModel(): { model: AppModel; applyState(state: AppState): v
   return { model, applyState };
 }
 
+/** Every problem of a rejected config, one line each (the toast lists the lines after the first). */
 export function describeProblem(problem: ConfigProblem): string {
-  const where = problem.line ? ` (line ${problem.line}${problem.column ? `, column ${problem.column}` : ''})` : '';
-  return `${problem.key ? `${problem.key}: ` : ''}${problem.message}${where}`;
+  return (problem.problems ?? [problem])
+    .map(({ key, message, line, column }) => `${key ? `${key}: ` : ''}${message}${line ? ` (line ${line}${column ? `, column ${column}` : ''})` : ''}`)
+    .join('\n');
 }

@@ -2,7 +2,7 @@
 // appended as they arrive, then the checked answer. A newer question, or leaving Ask mode, makes the older one's
 // tokens and answer irrelevant: they are dropped when they come.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AppEvent, AskResponse } from '../../../core/appApi.ts';
+import type { AppEvent, AskResponse } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 
 export type AskStatus = 'asking' | 'streaming' | 'done' | 'failed';

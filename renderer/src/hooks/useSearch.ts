@@ -2,7 +2,7 @@
 // query was sent (a slow vector search must not overwrite the results of what the user typed since). Results come
 // a page at a time: `loadMore()` appends the next page, so nothing is silently capped.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { SearchResponse } from '../../../core/appApi.ts';
+import type { SearchResponse } from '../../../core/contract/appApi.ts';
 import type { SearchMode } from '../search/searchMode.ts';
 import { useApi } from '../api/ApiContext.tsx';
 

@@ -1,6 +1,6 @@
 // The open vault's tags with their note counts, fetched when first needed and again when the index changes.
 import { useEffect, useState } from 'react';
-import type { TagCount } from '../../../core/appApi.ts';
+import type { TagCount } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 
 /** Null until the list for this vault and revision has arrived (an older list stays shown meanwhile). */

@@ -1,5 +1,5 @@
 // markdown-it plugin: Logseq outline syntax rendered as the outliner shows it, not as raw text.
-// - `key:: value` property lines (found by the core's outline scan, see logseqOutline.ts) are not rendered; a bullet
+// - `key:: value` property lines (found by the core's outline scan: NoteView.outline) are not rendered; a bullet
 //   left with nothing in it (a block of properties only) disappears.
 // - Blocks carrying `id::` get data-block-id (so `((uuid))` and [[Page#^uuid]] can scroll to them); `heading:: true`
 //   blocks render their first line as a heading; in an outline every block's first lines are a <p> with its own
@@ -11,13 +11,14 @@
 // Line numbers are those of the whole file: the source-line attributes stay exact.
 import type MarkdownIt from 'markdown-it';
 import type { StateBlock, StateCore, StateInline, Token } from 'markdown-it';
-import type { BlockRefView } from '../../../core/appApi.ts';
-import type { OutlineInfo } from './logseqOutline.ts';
+import type { BlockRefView, NoteOutlineView } from '../../../core/contract/appApi.ts';
 import type { SourceLineEnv } from './sourceLines.ts';
 import { parseWikilink } from './wikilinks.ts';
 
 export interface LogseqEnv extends SourceLineEnv {
-  outline?: OutlineInfo;
+  outline?: NoteOutlineView;
+  /** The outline's property lines, for lookups line by line. */
+  propertyLines?: ReadonlySet<number>;
   /** uuid (lower-cased) → the referenced block; a uuid not here is a missing block. */
   blockRefs?: Record<string, BlockRefView>;
 }
@@ -45,7 +46,7 @@ function fileLine(env: LogseqEnv, line: number): number {
 /** Property lines: consumed, nothing rendered. Also ends a paragraph (a property line is never prose). */
 function propertyRule(state: StateBlock, startLine: number, endLine: number, silent: boolean): boolean {
   const env = state.env as LogseqEnv;
-  const lines = env.outline?.propertyLines;
+  const lines = env.propertyLines;
   if (!lines?.has(fileLine(env, startLine))) return false;
   // `- key:: value` opens a block: the list rule makes the item, and meets the line again inside it without its bullet.
   if (/^[-*+][ \t]/.test(lineText(state, startLine))) return false;
@@ -110,7 +111,7 @@ function outlineBlocksRule(state: StateCore): void {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
     if (token.type !== 'list_item_open' || !token.map) continue;
-    const block = outline.blocks.get(fileLine(env, token.map[0]));
+    const block = outline.blocks[fileLine(env, token.map[0])];
     if (block?.uuid) token.attrSet('data-block-id', block.uuid);
     const first = tokens[i + 1];
     if (block?.headingLevel && first?.type === 'paragraph_open' && tokens[i + 3]?.type === 'paragraph_close') {

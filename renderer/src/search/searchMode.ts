@@ -1,7 +1,12 @@
-export type SearchMode = 'hybrid' | 'keyword' | 'vector';
+// How the search modes (core/contract/search.ts) are offered in the mode menu: a label and a hint each.
+import { SEARCH_MODES, type SearchMode } from '../../../core/contract/search.ts';
 
-export const SEARCH_MODES: ReadonlyArray<{ mode: SearchMode; label: string; hint: string }> = [
-  { mode: 'hybrid', label: 'Hybrid', hint: 'Keywords and meaning, fused' },
-  { mode: 'keyword', label: 'Keyword', hint: 'Exact words (BM25)' },
-  { mode: 'vector', label: 'Meaning', hint: 'Similar meaning (embeddings)' },
-];
+export type { SearchMode } from '../../../core/contract/search.ts';
+
+const SHOWN: Record<SearchMode, { label: string; hint: string }> = {
+  hybrid: { label: 'Hybrid', hint: 'Keywords and meaning, fused' },
+  keyword: { label: 'Keyword', hint: 'Exact words (BM25)' },
+  vector: { label: 'Meaning', hint: 'Similar meaning (embeddings)' },
+};
+
+export const SEARCH_MODE_OPTIONS: ReadonlyArray<{ mode: SearchMode; label: string; hint: string }> = SEARCH_MODES.map((mode) => ({ mode, ...SHOWN[mode] }));

@@ -1,5 +1,5 @@
 // Every problem of a rejected config.toml, one row each with its line and key (a problem alone is one row).
-import type { ConfigProblem } from '../../../core/appApi.ts';
+import type { ConfigProblem } from '../../../core/contract/appApi.ts';
 
 export function ConfigProblemList({ problem }: { problem: ConfigProblem }) {
   return (

@@ -1,7 +1,7 @@
 // config.toml as text: a plain textarea with a line-number gutter. Saving a file the core refuses changes nothing;
 // its problems are listed, each with its line marked in the gutter.
 import { useEffect, useRef, useState } from 'react';
-import type { ConfigProblem, ConfigView, SaveConfigResult } from '../../../core/appApi.ts';
+import type { ConfigProblem, ConfigView, SaveConfigResult } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ConfigProblemList } from './ConfigProblemList.tsx';
 

@@ -3,7 +3,7 @@
 // id)". Choosing one downloads it when it is not on disk (progress, cancel; a later choice resumes), then the core
 // saves [embedding] model and the vault rebuilds with the embedding cache. Offline, it says so and nothing changes.
 import { useCallback, useEffect, useState } from 'react';
-import type { AppEvent, ModelChoiceView, ModelDownloadProgressView, ModelsView } from '../../../core/appApi.ts';
+import type { AppEvent, ModelChoiceView, ModelDownloadProgress, ModelsView } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { useToasts } from '../hooks/toasts.tsx';
 
@@ -21,7 +21,7 @@ export function ModelPicker({ reloadKey }: { reloadKey: string }) {
   const [selected, setSelected] = useState<string | null>(null);
   const [otherId, setOtherId] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
-  const [progress, setProgress] = useState<ModelDownloadProgressView | null>(null);
+  const [progress, setProgress] = useState<ModelDownloadProgress | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
 
   const load = useCallback(() => api.listModels().then(setView, (e: unknown) => reportError('Could not list the embedding models', e)), [api, reportError]);

@@ -2,7 +2,7 @@
 // with min/max, lists one per line), its default and explanation, and the error next to the field when a value is
 // refused (here or by the core). Saving writes only the changed values into config.toml, keeping its comments.
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { ConfigOptionView, ConfigView, SaveConfigResult } from '../../../core/appApi.ts';
+import type { ConfigOptionView, ConfigView, SaveConfigResult } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { describeDefault, optionId, parseDraft, sameValue, toDraft, type Draft } from './optionValues.ts';
 

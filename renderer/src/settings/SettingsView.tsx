@@ -1,7 +1,7 @@
 // Settings: the generated options form and the raw config.toml, over the same file. After a save the core applies
 // the config (and rebuilds the index when chunking or the model changed); the status bar shows that progress.
 import { useCallback, useEffect, useState } from 'react';
-import type { ConfigView } from '../../../core/appApi.ts';
+import type { ConfigView } from '../../../core/contract/appApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { useToasts } from '../hooks/toasts.tsx';
 import { ConfigProblemList } from './ConfigProblemList.tsx';

@@ -1,6 +1,6 @@
 // Converting between an option's value and what its form input holds, and checking a draft against the option's
 // schema (type, choices, min/max) before anything is sent: a bad value is shown next to its field and not saved.
-import type { ConfigOptionView } from '../../../core/appApi.ts';
+import type { ConfigOptionView } from '../../../core/contract/appApi.ts';
 
 /** What an input holds: text for most types, a flag for booleans. */
 export type Draft = string | boolean;

@@ -1,12 +1,12 @@
 // One gate for every call that arrives from a UI, over HTTP (browser mode) or Electron IPC: the method must be
 // a CairnApi method and every argument must have the right shape. Note paths must be vault-relative
 // ("Folder/Note.md"): no absolute paths, no "..", no backslashes, nothing that could step outside the vault.
-import path from 'node:path';
-import type { CairnApi } from '../appApi.js';
-import { CONFIG_SCHEMA, type OptionSpec } from '../config/schema.js';
-import { SEARCH_FILTER_KEYS } from '../contract/filters.js';
-import { SEARCH_MODES } from '../contract/search.js';
-import { isRemoteMethod, type RemoteMethod } from './apiMethods.js';
+// The host supplies what differs between machines (what an absolute path looks like) and config.toml's options,
+// so the rules stay here, free of Node.
+import type { CairnApi, ConfigOptionView } from './appApi.js';
+import { SEARCH_FILTER_KEYS } from './filters.js';
+import { isRemoteMethod, type RemoteMethod } from './remoteMethods.js';
+import { SEARCH_MODES } from './search.js';
 
 /** A call rejected before it reached the core: a bug or a hostile caller, never a user mistake to recover from. */
 export class ApiArgumentError extends Error {
@@ -18,12 +18,23 @@ export class ApiArgumentError extends Error {
 
 export type ValidCall = { [M in RemoteMethod]: { method: M; args: Parameters<CairnApi[M]> } }[RemoteMethod];
 
+export interface ValidationHost {
+  /** The host's own rule (node:path's isAbsolute): a vault is opened by its full path on this machine. */
+  isAbsolute(path: string): boolean;
+  /** config.toml's options by section and key: saveConfigValues may set only these, each to a value of its type. */
+  options: Readonly<Record<string, Readonly<Record<string, Pick<ConfigOptionView, 'type'>>>>>;
+}
+
+/** Checks a remote call; returns it typed, or throws ApiArgumentError saying what is wrong. */
+export type ApiCallValidator = (method: unknown, args: unknown) => ValidCall;
+
 const MAX_PATH = 1024;
 /** A folder path on this machine (a vault, or one being typed). */
 const MAX_FOLDER_PATH = 4096;
 const MAX_QUERY = 2000;
 /** How far a search may page (the filters of a large vault keep thousands of notes). */
 const MAX_OFFSET = 100_000;
+const MAX_SEARCH_K = 200;
 const MAX_QUESTION = 2000;
 const MAX_ASK_K = 50;
 const MAX_CONFIG_TEXT = 1024 * 1024;
@@ -31,52 +42,53 @@ const ANSWER_MODES = ['auto', 'extractive', 'llm'] as const;
 /** The caller's id for one question: letters, digits, "-" and "_" (a UUID fits), so it is safe to echo in events. */
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Checks a remote call; returns it typed, or throws ApiArgumentError saying what is wrong. */
-export function validateApiCall(method: unknown, args: unknown): ValidCall {
-  if (!isRemoteMethod(method)) throw new ApiArgumentError(`unknown method ${JSON.stringify(String(method)).slice(0, 80)}`);
-  if (!Array.isArray(args)) throw new ApiArgumentError(`${method}: arguments must be an array`);
-  const arity = (n: number) => {
-    if (args.length !== n) throw new ApiArgumentError(`${method}: expected ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+export function apiCallValidator(host: ValidationHost): ApiCallValidator {
+  return (method, args) => {
+    if (!isRemoteMethod(method)) throw new ApiArgumentError(`unknown method ${JSON.stringify(String(method)).slice(0, 80)}`);
+    if (!Array.isArray(args)) throw new ApiArgumentError(`${method}: arguments must be an array`);
+    const arity = (n: number) => {
+      if (args.length !== n) throw new ApiArgumentError(`${method}: expected ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+    };
+    switch (method) {
+      case 'getState':
+      case 'getConfig':
+      case 'listTags':
+      case 'listModels':
+      case 'cancelModelDownload':
+        arity(0);
+        return { method, args: [] };
+      case 'openVault':
+        arity(1);
+        return { method, args: [checkFolderPath(args[0], 'openVault: folder', host)] };
+      case 'search':
+        arity(1);
+        return { method, args: [checkSearchRequest(args[0], host)] };
+      case 'ask':
+        arity(1);
+        return { method, args: [checkAskRequest(args[0])] };
+      case 'getNote':
+        arity(1);
+        return { method, args: [checkNotePath(args[0], 'getNote: path')] };
+      case 'openInEditor':
+        arity(1);
+        return { method, args: [checkNotePath(args[0], 'openInEditor: path')] };
+      case 'resolveLink':
+        arity(2);
+        return { method, args: [checkText(args[0], 'resolveLink: target', MAX_PATH), checkNotePath(args[1], 'resolveLink: fromPath')] };
+      case 'saveConfigText':
+        arity(1);
+        return { method, args: [checkText(args[0], 'saveConfigText: text', MAX_CONFIG_TEXT, true)] };
+      case 'saveConfigValues':
+        arity(1);
+        return { method, args: [checkConfigValues(args[0], host)] };
+      case 'chooseModel':
+        arity(1);
+        return { method, args: [checkModelId(args[0])] };
+      case 'completeFolder':
+        arity(1);
+        return { method, args: [checkText(args[0], 'completeFolder: prefix', MAX_FOLDER_PATH)] };
+    }
   };
-  switch (method) {
-    case 'getState':
-    case 'getConfig':
-    case 'listTags':
-    case 'listModels':
-    case 'cancelModelDownload':
-      arity(0);
-      return { method, args: [] };
-    case 'openVault':
-      arity(1);
-      return { method, args: [checkFolderPath(args[0], 'openVault: folder')] };
-    case 'search':
-      arity(1);
-      return { method, args: [checkSearchRequest(args[0])] };
-    case 'ask':
-      arity(1);
-      return { method, args: [checkAskRequest(args[0])] };
-    case 'getNote':
-      arity(1);
-      return { method, args: [checkNotePath(args[0], 'getNote: path')] };
-    case 'openInEditor':
-      arity(1);
-      return { method, args: [checkNotePath(args[0], 'openInEditor: path')] };
-    case 'resolveLink':
-      arity(2);
-      return { method, args: [checkText(args[0], 'resolveLink: target', MAX_PATH), checkNotePath(args[1], 'resolveLink: fromPath')] };
-    case 'saveConfigText':
-      arity(1);
-      return { method, args: [checkText(args[0], 'saveConfigText: text', MAX_CONFIG_TEXT, true)] };
-    case 'saveConfigValues':
-      arity(1);
-      return { method, args: [checkConfigValues(args[0])] };
-    case 'chooseModel':
-      arity(1);
-      return { method, args: [checkModelId(args[0])] };
-    case 'completeFolder':
-      arity(1);
-      return { method, args: [checkText(args[0], 'completeFolder: prefix', MAX_FOLDER_PATH)] };
-  }
 }
 
 /** A bundled model's folder name or a hub id "owner/name": never a path that leaves the models folders. */
@@ -101,18 +113,17 @@ export function checkNotePath(value: unknown, what = 'path'): string {
   if (value.includes('\u0000')) throw new ApiArgumentError(`${what}: contains a NUL character`);
   const text = value;
   if (text.includes('\\')) throw new ApiArgumentError(`${what}: use "/" between folders, not "\\"`);
-  if (text.startsWith('/') || path.posix.isAbsolute(text) || path.win32.isAbsolute(text) || /^[a-zA-Z]:/.test(text)) {
-    throw new ApiArgumentError(`${what}: must be relative to the vault, not absolute`);
-  }
+  // Absolute on any system: "/x" (POSIX, and rooted on Windows) or a drive letter ("C:"); backslashes are refused above.
+  if (text.startsWith('/') || /^[a-zA-Z]:/.test(text)) throw new ApiArgumentError(`${what}: must be relative to the vault, not absolute`);
   const segments = text.split('/');
   if (segments.some((s) => s === '..' || s === '.' || s === '')) throw new ApiArgumentError(`${what}: must not contain "..", "." or empty segments`);
   return text;
 }
 
 /** An absolute folder path on this machine (opening a vault). */
-function checkFolderPath(value: unknown, what: string): string {
+function checkFolderPath(value: unknown, what: string, host: ValidationHost): string {
   const text = checkText(value, what, MAX_FOLDER_PATH);
-  if (!path.isAbsolute(text)) throw new ApiArgumentError(`${what}: give the full path of the folder (e.g. /home/me/notes)`);
+  if (!host.isAbsolute(text)) throw new ApiArgumentError(`${what}: give the full path of the folder (e.g. /home/me/notes)`);
   return text;
 }
 
@@ -126,24 +137,25 @@ function checkText(value: unknown, what: string, max: number, multiline = false)
   return value;
 }
 
-function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
+function checkWholeNumber(value: unknown, what: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw new ApiArgumentError(`${what}: expected a whole number from ${min} to ${max}`);
+  return value as number;
+}
+
+function checkChoice<T extends string>(value: unknown, what: string, choices: readonly T[]): T {
+  if (!choices.includes(value as T)) throw new ApiArgumentError(`${what}: expected one of ${choices.join(', ')}`);
+  return value as T;
+}
+
+function checkSearchRequest(value: unknown, host: ValidationHost): Parameters<CairnApi['search']>[0] {
   const request = checkPlainObject(value, 'search: request', ['query', 'k', 'offset', 'mode', 'filters', 'neighbours']);
   const query = request.query;
   if (typeof query !== 'string') throw new ApiArgumentError(`search: query: expected a string, got ${describe(query)}`);
   if (query.length > MAX_QUERY) throw new ApiArgumentError(`search: query: longer than ${MAX_QUERY} characters`);
   const out: Parameters<CairnApi['search']>[0] = { query };
-  if (request.k !== undefined) {
-    if (!Number.isInteger(request.k) || (request.k as number) < 1 || (request.k as number) > 200) throw new ApiArgumentError('search: k: expected a whole number from 1 to 200');
-    out.k = request.k as number;
-  }
-  if (request.offset !== undefined) {
-    if (!Number.isInteger(request.offset) || (request.offset as number) < 0 || (request.offset as number) > MAX_OFFSET) throw new ApiArgumentError(`search: offset: expected a whole number from 0 to ${MAX_OFFSET}`);
-    out.offset = request.offset as number;
-  }
-  if (request.mode !== undefined) {
-    if (!SEARCH_MODES.includes(request.mode as (typeof SEARCH_MODES)[number])) throw new ApiArgumentError(`search: mode: expected one of ${SEARCH_MODES.join(', ')}`);
-    out.mode = request.mode as (typeof SEARCH_MODES)[number];
-  }
+  if (request.k !== undefined) out.k = checkWholeNumber(request.k, 'search: k', 1, MAX_SEARCH_K);
+  if (request.offset !== undefined) out.offset = checkWholeNumber(request.offset, 'search: offset', 0, MAX_OFFSET);
+  if (request.mode !== undefined) out.mode = checkChoice(request.mode, 'search: mode', SEARCH_MODES);
   if (request.neighbours !== undefined) {
     if (typeof request.neighbours !== 'boolean') throw new ApiArgumentError('search: neighbours: expected true or false');
     out.neighbours = request.neighbours;
@@ -153,7 +165,7 @@ function checkSearchRequest(value: unknown): Parameters<CairnApi['search']>[0] {
     out.filters = {};
     const checkPrefix = (value: unknown, what: string) => {
       const prefix = checkText(value, what, MAX_PATH);
-      if (prefix.split(/[\\/]/).includes('..') || path.isAbsolute(prefix)) throw new ApiArgumentError(`${what}: must be a folder inside the vault`);
+      if (prefix.split(/[\\/]/).includes('..') || host.isAbsolute(prefix)) throw new ApiArgumentError(`${what}: must be a folder inside the vault`);
       return prefix;
     };
     const checkList = (value: unknown, what: string, check: (item: unknown, what: string) => string) => {
@@ -183,37 +195,31 @@ function checkAskRequest(value: unknown): Parameters<CairnApi['ask']>[0] {
   const requestId = request.requestId;
   if (typeof requestId !== 'string' || !REQUEST_ID.test(requestId)) throw new ApiArgumentError('ask: requestId: expected 1 to 64 letters, digits, "-" or "_"');
   const out: Parameters<CairnApi['ask']>[0] = { question, requestId };
-  if (request.k !== undefined) {
-    if (!Number.isInteger(request.k) || (request.k as number) < 1 || (request.k as number) > MAX_ASK_K) throw new ApiArgumentError(`ask: k: expected a whole number from 1 to ${MAX_ASK_K}`);
-    out.k = request.k as number;
-  }
-  if (request.mode !== undefined) {
-    if (!ANSWER_MODES.includes(request.mode as (typeof ANSWER_MODES)[number])) throw new ApiArgumentError(`ask: mode: expected one of ${ANSWER_MODES.join(', ')}`);
-    out.mode = request.mode as (typeof ANSWER_MODES)[number];
-  }
+  if (request.k !== undefined) out.k = checkWholeNumber(request.k, 'ask: k', 1, MAX_ASK_K);
+  if (request.mode !== undefined) out.mode = checkChoice(request.mode, 'ask: mode', ANSWER_MODES);
   return out;
 }
 
 /** `{ "chunking.max_chunk_chars": 1500, ... }`: known keys only, each value of its option's type. */
-function checkConfigValues(value: unknown): Record<string, unknown> {
+function checkConfigValues(value: unknown, host: ValidationHost): Record<string, unknown> {
   const values = checkPlainObject(value, 'saveConfigValues: values');
   const entries = Object.entries(values);
   if (entries.length === 0) throw new ApiArgumentError('saveConfigValues: nothing to save');
   if (entries.length > 200) throw new ApiArgumentError('saveConfigValues: too many values');
-  const schema = CONFIG_SCHEMA as Record<string, Record<string, OptionSpec>>;
+  const schema = host.options;
   for (const [dotted, option] of entries) {
     const [section, key, ...rest] = dotted.split('.');
     // Own properties only: "constructor" or "__proto__" must not pass for an option.
     const known = rest.length === 0 && key !== undefined && Object.hasOwn(schema, section) && Object.hasOwn(schema[section], key);
     if (!known) throw new ApiArgumentError(`saveConfigValues: unknown option "${dotted.slice(0, 80)}"`);
-    const spec = schema[section][key];
-    if (!hasOptionType(spec, option)) throw new ApiArgumentError(`saveConfigValues: ${dotted}: expected ${spec.type}, got ${describe(option)}`);
+    const { type } = schema[section][key];
+    if (!hasOptionType(type, option)) throw new ApiArgumentError(`saveConfigValues: ${dotted}: expected ${type}, got ${describe(option)}`);
   }
   return values;
 }
 
-function hasOptionType(spec: OptionSpec, value: unknown): boolean {
-  switch (spec.type) {
+function hasOptionType(type: ConfigOptionView['type'], value: unknown): boolean {
+  switch (type) {
     case 'string':
       return typeof value === 'string' && value.length <= 4096 && !/\u0000/.test(value);
     case 'boolean':

@@ -1,7 +1,7 @@
 /**
  * SHA-256 digests of index files, recorded in the manifest and checked on open. SHA-256 runs at about 2 GB/s here
  * (OpenSSL, SHA extensions), a few ms per MB-sized index file; large inputs are hashed in slices so the event loop
- * gets a turn between them.
+ * gets a turn between them. In embedding, the lowest layer that digests a file it writes (the embedding cache).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -1,6 +1,7 @@
-// The CairnApi methods a UI may call remotely (over HTTP or Electron IPC). `subscribe` is not among them:
-// events travel on their own channel (SSE, or an IPC event channel). Pure data, so the preload can bundle it.
-import type { CairnApi } from '../appApi.js';
+// The CairnApi methods a UI may call remotely: the one list the HTTP routes, the Electron IPC dispatcher, the preload
+// and the renderer's API clients share. `subscribe` is not among them: events travel on their own channel (SSE, or
+// an IPC event channel). Pure data, so the preload and the renderer can bundle it.
+import type { CairnApi } from './appApi.js';
 
 export type RemoteMethod = Exclude<keyof CairnApi, 'subscribe'>;
 

@@ -1,7 +1,7 @@
 /** Reads an embedding model folder's fusion defaults (its cairn.json; see `FusionDefaults`). */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { GENERIC_FUSION_DEFAULTS, type FusionDefaults } from '../../config/rankingPolicy.js';
+import { GENERIC_FUSION_DEFAULTS, type FusionDefaults } from '../config/rankingPolicy.js';
 
 export const MODEL_SEARCH_FILE = 'cairn.json';
 

@@ -1,7 +1,7 @@
 // The CairnApi the UI sees while the core starts. CairnService.start() returns only once the vault's first indexing
 // is done, which for a large vault takes minutes: the window must not stay blank (or say nothing) meanwhile.
 // Events flow from the first moment, getState() reports the indexing progress, other calls wait for the core.
-import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse, TagCount, ModelsView, ChooseModelResult, FolderCompletion } from '../appApi.js';
+import type { AppEvent, AppState, AskRequest, AskResponse, CairnApi, ConfigView, NoteView, SaveConfigResult, SearchRequest, SearchResponse, TagCount, ModelsView, ChooseModelResult, FolderCompletion } from '../contract/appApi.js';
 
 export class StartingApi implements CairnApi {
   private core: CairnApi | null = null;

@@ -1,49 +1,27 @@
 // What the note view needs to know of a note written as an outline (Logseq pages, Obsidian outline notes), from the
 // core's own line scan (core/parse/outlineBlocks.ts): which lines are `key:: value` properties (metadata, never shown
 // as text), the page's properties (shown as a table), and each block's id and heading level, by the line of its bullet.
-import { lineCounter } from '../../../core/parse/lineNumbers.ts';
-import { parseOutline, type NoteOutline } from '../../../core/parse/outlineBlocks.ts';
+import type { NoteOutlineView, OutlineBlockView } from '../contract/note.js';
+import { lineCounter } from '../parse/lineNumbers.js';
+import { parseOutline, type NoteOutline } from '../parse/outlineBlocks.js';
 
-export interface OutlineBlockInfo {
-  /** The block's `id::` (lower-cased): where `((uuid))` references point. */
-  uuid?: string;
-  /** Set for a `heading:: true` block whose first line is not already a Markdown heading. */
-  headingLevel?: number;
-}
-
-export interface OutlineInfo {
-  /** 1-based file lines holding a `key:: value` property. */
-  propertyLines: Set<number>;
-  /** 1-based line of a block's bullet → what the view does with it. */
-  blocks: Map<number, OutlineBlockInfo>;
-  /** The page's properties (before the first block, or a first block made only of properties), as written. */
-  pageProperties: Array<[string, string]>;
-  /** The body is an outline: every line is in a bullet block, a property or a heading, or blocks sit indented under a heading line (Logseq). Indented code then cannot occur. */
-  isOutline: boolean;
-  /**
-   * Top-level blocks indented as code would be (Logseq nests blocks under a `## Heading` line with a tab): their lines (1-based,
-   * inclusive) and the columns to take off, so that Markdown reads them as a list rather than as indented code.
-   */
-  dedent: Array<{ from: number; to: number; columns: number }>;
-}
-
-export function outlineInfo(text: string, bodyStart: number): OutlineInfo {
+export function outlineInfo(text: string, bodyStart: number): NoteOutlineView {
   let outline: NoteOutline;
   try {
     outline = parseOutline(text, bodyStart, atxHeadings(text, bodyStart));
   } catch {
-    return { propertyLines: new Set(), blocks: new Map(), pageProperties: [], isOutline: false, dedent: [] };
+    return { propertyLines: [], blocks: {}, pageProperties: [], isOutline: false, dedent: [] };
   }
   const lineOf = lineCounter(text);
-  const propertyLines = new Set(outline.propertyLines.map((p) => lineOf(p.start)));
-  const blocks = new Map<number, OutlineBlockInfo>();
+  const propertyLines = [...new Set(outline.propertyLines.map((p) => lineOf(p.start)))];
+  const blocks: Record<number, OutlineBlockView> = {};
   for (const block of outline.blocks) {
-    const info: OutlineBlockInfo = {};
+    const info: OutlineBlockView = {};
     const id = block.properties.id?.toLowerCase();
     if (id) info.uuid = id;
     // A `- ## Heading` block is rendered as a heading by Markdown already; a `heading:: true` block is not.
     if (block.heading && !/^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+#{1,6}(?:[ \t]|\r?\n|$)/.test(text.slice(block.start, block.headEnd))) info.headingLevel = Math.min(6, Math.max(1, block.heading.level));
-    if (info.uuid || info.headingLevel) blocks.set(lineOf(block.start), info);
+    if (info.uuid || info.headingLevel) blocks[lineOf(block.start)] = info;
   }
   const dedent = outline.blocks.filter((b) => b.parent === -1 && b.column >= 4).map((b) => ({ from: lineOf(b.start), to: lineOf(Math.max(b.start, b.end - 1)), columns: b.column }));
   return { propertyLines, blocks, pageProperties: pagePropertiesOf(text, bodyStart, outline), isOutline: dedent.length > 0 || isOutlineBody(text, bodyStart, outline), dedent };
@@ -59,20 +37,6 @@ function atxHeadings(text: string, bodyStart: number): number[] {
     heading.lastIndex = match.index + 1;
   }
   return starts;
-}
-
-/** `line` without its first `columns` columns of indentation (tabs count to the next multiple of 4). */
-export function dedentLine(line: string, columns: number): string {
-  let column = 0;
-  let i = 0;
-  for (; i < line.length && column < columns; i++) {
-    const c = line[i];
-    if (c === ' ') column++;
-    else if (c === '\t') column += 4 - (column % 4);
-    else break;
-  }
-  // A tab reaching past the cut leaves its remaining columns as spaces.
-  return ' '.repeat(Math.max(0, column - columns)) + line.slice(i);
 }
 
 function pagePropertiesOf(text: string, bodyStart: number, outline: NoteOutline): Array<[string, string]> {
@@ -113,4 +77,3 @@ function isOutlineBody(text: string, bodyStart: number, outline: NoteOutline): b
   }
   return !prose(at, text.length);
 }
-

@@ -1,4 +1,24 @@
-import type { LinkKind, NoteLink } from '../parse/links.js';
+// The link graph (see `LinkGraph`); the keys it files notes and links under are in linkKeys.ts, its file in linkGraphFile.ts.
+import type { LinkKind, NoteLink } from '../../parse/links.js';
+import { linkGraphJson, parseLinkGraphJson, type GraphLinkKind } from './linkGraphFile.js';
+import {
+  baseKeyOfPath,
+  baseKeyOfTarget,
+  blockIdsOf,
+  blockKey,
+  dirSegments,
+  endsWithKeys,
+  index,
+  keyOf,
+  nameKeyOfTarget,
+  nameKeysOf,
+  normalizeSegments,
+  pathKey,
+  stripNoteExtension,
+  unindex,
+} from './linkKeys.js';
+
+export { LinkGraphCorruptError } from './linkGraphFile.js';
 
 export interface GraphNote {
   /** Vault-relative, '/' separated, with extension. */
@@ -12,21 +32,6 @@ export interface GraphNote {
   /** The block uuids the note references (`((uuid))`): each a link to the note defining that block. */
   blockRefs?: string[];
 }
-
-/** Links as the graph keeps them: a block reference is a link to the note that defines the block. */
-type GraphLinkKind = LinkKind | 'block';
-
-export class LinkGraphCorruptError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LinkGraphCorruptError';
-  }
-}
-
-const FORMAT = 'cairn-link-graph';
-/** 2 added block ids and block links; a version 1 file (neither) still loads. */
-const FORMAT_VERSION = 2;
-const NOTE_EXTENSION = /\.(md|markdown)$/i;
 
 interface StoredLink {
   source: NoteEntry;
@@ -76,29 +81,12 @@ export class LinkGraph {
   }
 
   static fromJSON(json: string): LinkGraph {
-    let data: { format?: unknown; version?: unknown; notes?: unknown };
-    try {
-      data = JSON.parse(json) as typeof data;
-    } catch (error) {
-      throw new LinkGraphCorruptError('link graph is not valid JSON', { cause: error });
-    }
-    if (typeof data !== 'object' || data === null || data.format !== FORMAT || !Array.isArray(data.notes)) {
-      throw new LinkGraphCorruptError('not a link graph');
-    }
-    if (data.version !== FORMAT_VERSION && data.version !== 1) {
-      throw new LinkGraphCorruptError(`link graph format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
-    }
-    const stored = (data.notes as unknown[]).map(parseStoredNote);
-    if (new Set(stored.map((note) => note.path)).size !== stored.length) throw new LinkGraphCorruptError('link graph lists a note twice');
+    const stored = parseLinkGraphJson(json);
     const graph = new LinkGraph();
     // Resolutions were saved with the notes: loading re-resolves nothing.
     const entries = stored.map((note) => graph.register(note));
     stored.forEach((note, i) => {
-      for (const link of note.links) {
-        if (link.dest !== undefined && stored[link.dest] === undefined) throw new LinkGraphCorruptError('link graph link points past the notes');
-        const dest = link.dest === undefined ? undefined : stored[link.dest]!.path;
-        graph.attachLink(entries[i]!, link.kind, link.target, dest);
-      }
+      for (const link of note.links) graph.attachLink(entries[i]!, link.kind, link.target, link.dest === undefined ? undefined : stored[link.dest]!.path);
     });
     return graph;
   }
@@ -112,7 +100,7 @@ export class LinkGraph {
       ...(note.blockIds.length ? { blockIds: note.blockIds } : {}),
       links: note.links.map(({ kind, target, dest }) => (dest === undefined ? { kind, target } : { kind, target, dest: ordinal.get(dest) })),
     }));
-    return JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, notes });
+    return linkGraphJson(notes);
   }
 
   get noteCount(): number {
@@ -342,117 +330,4 @@ function isBetter(a: Ranked, b: Ranked): boolean {
   if (a.depth !== b.depth) return a.depth < b.depth;
   if (a.path.length !== b.path.length) return a.path.length < b.path.length;
   return a.path < b.path;
-}
-
-/** Case-insensitive and Unicode-normalised (macOS file names arrive decomposed, note text composed). */
-function keyOf(text: string): string {
-  return stripNoteExtension(text.normalize('NFC').toLowerCase());
-}
-
-function stripNoteExtension(path: string): string {
-  return path.replace(NOTE_EXTENSION, '');
-}
-
-function pathKey(path: string): string {
-  return keyOf(path);
-}
-
-function baseKeyOfPath(path: string): string {
-  return keyOf(path.slice(path.lastIndexOf('/') + 1));
-}
-
-function baseKeyOfTarget(target: string): string {
-  const trimmed = target.trim().replace(/\/+$/, '');
-  return keyOf(trimmed.slice(trimmed.lastIndexOf('/') + 1));
-}
-
-function nameKeyOfTarget(target: string): string {
-  return keyOf(target.trim());
-}
-
-function nameKeysOf(note: Pick<GraphNote, 'title' | 'aliases'>): string[] {
-  // The title counts as a name too: Logseq links pages by their `title::`, not by file name.
-  const keys = [note.title, ...note.aliases].map((name) => keyOf(name.trim())).filter((key) => key !== '');
-  return [...new Set(keys)];
-}
-
-/** The lookup key of a block uuid: never a file or page name (those have no NUL). */
-function blockKey(uuid: string): string {
-  return `\0block:${uuid.toLowerCase()}`;
-}
-
-function blockIdsOf(note: Pick<GraphNote, 'blockIds'>): string[] {
-  return [...new Set((note.blockIds ?? []).map((id) => id.toLowerCase()))];
-}
-
-function endsWithKeys(segmentKeys: string[], targetKeys: string[]): boolean {
-  return targetKeys.length <= segmentKeys.length && targetKeys.every((key, i) => segmentKeys[segmentKeys.length - targetKeys.length + i] === key);
-}
-
-function dirSegments(path: string): string[] {
-  return path.split('/').slice(0, -1).filter((s) => s !== '' && s !== '.');
-}
-
-/** Applies `.` and `..`; undefined when the path climbs above the vault root. */
-function normalizeSegments(parts: string[]): string[] | undefined {
-  const out: string[] = [];
-  for (const part of parts) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length === 0) return undefined;
-      out.pop();
-    } else {
-      out.push(part);
-    }
-  }
-  return out;
-}
-
-function index<T>(map: Map<string, Set<T>>, keys: Iterable<string>, value: T): void {
-  for (const key of keys) {
-    let set = map.get(key);
-    if (!set) map.set(key, (set = new Set()));
-    set.add(value);
-  }
-}
-
-function unindex<T>(map: Map<string, Set<T>>, keys: Iterable<string>, value: T): void {
-  for (const key of keys) {
-    const set = map.get(key);
-    if (!set) continue;
-    set.delete(value);
-    if (set.size === 0) map.delete(key);
-  }
-}
-
-interface StoredNote {
-  path: string;
-  title: string;
-  aliases: string[];
-  blockIds?: string[];
-  links: Array<{ kind: GraphLinkKind; target: string; dest?: number }>;
-}
-
-function parseStoredNote(value: unknown): StoredNote {
-  const note = value as Partial<Record<keyof StoredNote, unknown>> | null;
-  const ok =
-    typeof note === 'object' &&
-    note !== null &&
-    typeof note.path === 'string' &&
-    typeof note.title === 'string' &&
-    Array.isArray(note.aliases) &&
-    note.aliases.every((alias) => typeof alias === 'string') &&
-    (note.blockIds === undefined || (Array.isArray(note.blockIds) && note.blockIds.every((id) => typeof id === 'string'))) &&
-    Array.isArray(note.links) &&
-    note.links.every(
-      (link: { kind?: unknown; target?: unknown; dest?: unknown } | null) =>
-        typeof link === 'object' &&
-        link !== null &&
-        (link.kind === 'wikilink' || link.kind === 'embed' || link.kind === 'markdown' || link.kind === 'block') &&
-        typeof link.target === 'string' &&
-        link.target.trim() !== '' &&
-        (link.dest === undefined || (typeof link.dest === 'number' && Number.isInteger(link.dest))),
-    );
-  if (!ok) throw new LinkGraphCorruptError('link graph note entry is damaged');
-  return note as StoredNote;
 }

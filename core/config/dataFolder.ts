@@ -1,7 +1,9 @@
+// Where Cairn keeps its index: the data root (`[index] data_dir`, else the OS app-data folder), one folder per vault
+// in it, and why a data root cannot serve a vault.
 import { createHash } from 'node:crypto';
-import { lstat, readlink, realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isInside, realPathOf } from './pathContainment.js';
 
 /** The OS app-data folder for Cairn (XDG on Linux, Application Support on macOS, %APPDATA% on Windows). */
 export function defaultDataRoot(): string {
@@ -22,42 +24,6 @@ export function vaultDataDir(dataRoot: string, vaultPath: string): string {
   const name = path.basename(absolute).replace(/[^\p{L}\p{N}._-]+/gu, '_').slice(0, 40) || 'vault';
   const hash = createHash('sha256').update(absolute).digest('hex').slice(0, 10);
   return path.join(dataRoot, 'vaults', `${name}-${hash}`);
-}
-
-/** True when `inner` is `outer` or inside it (lexically: links are not resolved). */
-export function isInside(inner: string, outer: string): boolean {
-  const relative = path.relative(path.resolve(outer), path.resolve(inner));
-  // A name that merely starts with ".." (e.g. "..notes.md") is inside; only ".." itself steps out.
-  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
-}
-
-/** Symlinks followed before giving up (the kernel's own limit is 40). */
-const MAX_LINKS = 40;
-
-/**
- * Where `p` really is: symlinks resolved, also for a folder that does not exist yet (the real path of its deepest
- * existing ancestor, plus the rest) and through a dangling symlink (mkdir would create its target).
- */
-export async function realPathOf(p: string): Promise<string> {
-  let existing = path.resolve(p);
-  let rest: string[] = [];
-  for (let links = 0; ; ) {
-    try {
-      return path.join(await realpath(existing), ...rest);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    }
-    const info = await lstat(existing).catch(() => undefined);
-    if (info?.isSymbolicLink() && links++ < MAX_LINKS) {
-      existing = path.resolve(path.dirname(existing), await readlink(existing));
-      continue;
-    }
-    const parent = path.dirname(existing);
-    if (parent === existing) return path.join(existing, ...rest);
-    rest = [path.basename(existing), ...rest];
-    existing = parent;
-  }
 }
 
 /**

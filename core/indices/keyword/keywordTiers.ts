@@ -1,7 +1,8 @@
 /**
  * The keyword ranking's tiers: an exact title or alias match ranks first; then chunks that matched the query's own
  * words; then chunks that matched only expansion terms (a synonym may add to an exact match, never push one out).
- * Within a tier, by score; ties by id so the order is deterministic. Imports nothing: the keyword index uses it.
+ * Within a tier, by score; ties by id so the order is deterministic. The keyword ranker's own order, so it lives
+ * with the index, which keeps its k best by it; the fusion (core/search/ranking) sees only `exactTitle`.
  */
 export const KEYWORD_TIER = { exactTitle: 0, queryTerms: 1, expansionsOnly: 2 } as const;
 export type KeywordTier = (typeof KEYWORD_TIER)[keyof typeof KEYWORD_TIER];

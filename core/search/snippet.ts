@@ -1,0 +1,116 @@
+// A result's snippet: a window of the chunk text around the first word the search matched, as plain-text segments
+// with the matched words flagged. Words are cut and compared with the keyword index's own tokenizer, so what is
+// marked is what the keyword search matches: a word whose terms one of the query's terms begins (as-you-type prefix).
+import type { SnippetSegment } from '../contract/search.js';
+import { foldAccents, tokenizeForSearch } from '../indices/searchTokenizer.js';
+
+const WINDOW = 260;
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** A run of CJK text (matched as the index does with bigrams: a term anywhere in it), or a word with its joiners (`Get-ChildItem`, `Node.js`, `C++`). */
+const WORD = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]+)|[$.]?[\p{L}\p{M}\p{N}_]+(?:[.\-+#][\p{L}\p{M}\p{N}_]+)*[+#]*/gu;
+
+/** The chunk's Markdown as one line of readable text. */
+export function plainText(markdown: string): string {
+  return (
+    markdown
+      // The chunk's own heading is already shown as the breadcrumb.
+      .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
+      .replace(/^#{1,6}\s+/gm, '')
+      // Wikilinks first: inside a table their alias bar is written "\|", which must not read as a cell border.
+      .replace(/!?\[\[([^\]|#\\]*)(?:#[^\]|\\]*)?(?:\\?\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
+      // Table separator rows, then cell borders (an escaped "\|" is a pipe in the text).
+      .replace(/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*$/gm, '')
+      .replace(/\s*(?<!\\)\|[ \t]*/g, ' · ')
+      .replace(/\\\|/g, '|')
+      // Task list boxes, then list bullets and numbers, quote markers.
+      .replace(/^(\s*(?:[-*+]|\d+[.)])\s+)\[([ xX])\]\s+/gm, (_m, bullet: string, mark: string) => `${bullet}${mark === ' ' ? '☐' : '☑'} `)
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+      .replace(/^\s*>\s?/gm, '')
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      // Emphasis markers, but not the underscores inside words such as max_chunk_chars.
+      .replace(/\*{1,3}([^*\n]+?)\*{1,3}/g, '$1')
+      .replace(/(^|[^\p{L}\p{N}])_{1,3}([^_\n]+?)_{1,3}(?![\p{L}\p{N}])/gu, '$1$2')
+      .replace(/`+/g, '')
+      .replace(/(?:\s*·\s*)+/g, ' · ')
+      .replace(/\s+/g, ' ')
+      .replace(/^ · | · $/g, '')
+      .trim()
+  );
+}
+
+/**
+ * `markdown` as a snippet with the words matching `terms` (SearchResponse/AskResponse `highlightTerms`) marked: the
+ * window starts a little before the first match; with no terms or no match, the text's beginning.
+ */
+export function buildSnippet(markdown: string, terms: readonly string[]): SnippetSegment[] {
+  const text = plainText(markdown);
+  if (terms.length === 0) return [{ text: cut(text, 0), match: false }];
+  const matcher = termMatcher(terms);
+  const first = matchedSpans(text, matcher, 1)[0];
+  const window = cut(text, first ? Math.max(0, first[0] - Math.floor(WINDOW / 3)) : 0);
+  const segments: SnippetSegment[] = [];
+  let last = 0;
+  for (const [start, end] of matchedSpans(window, matcher)) {
+    if (start > last) segments.push({ text: window.slice(last, start), match: false });
+    segments.push({ text: window.slice(start, end), match: true });
+    last = end;
+  }
+  if (last < window.length) segments.push({ text: window.slice(last), match: false });
+  return segments;
+}
+
+interface TermMatcher {
+  /** Folded query terms a word's index terms are compared with (by prefix). */
+  words: string[];
+  /** CJK query terms, found anywhere in a CJK run. */
+  cjk: string[];
+}
+
+function termMatcher(terms: readonly string[]): TermMatcher {
+  const folded = terms.map((t) => foldAccents(t.toLowerCase()));
+  return { words: folded.filter((t) => !CJK.test(t)), cjk: folded.filter((t) => CJK.test(t)) };
+}
+
+/** [start, end) of the matched words of `text`, in order; at most `limit`. */
+function matchedSpans(text: string, matcher: TermMatcher, limit = Infinity): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const word of text.matchAll(WORD)) {
+    if (spans.length >= limit) break;
+    const start = word.index;
+    if (word[1] !== undefined) {
+      spans.push(...cjkSpans(word[0], start, matcher.cjk));
+    } else if (matcher.words.length && tokenizeForSearch(word[0]).some((term) => matcher.words.some((q) => term.startsWith(q)))) {
+      spans.push([start, start + word[0].length]);
+    }
+  }
+  return spans.slice(0, limit);
+}
+
+/** The non-overlapping occurrences of the CJK terms in a CJK run, longest term first where two start together. */
+function cjkSpans(run: string, offset: number, terms: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (let i = 0; i < run.length && terms.length; ) {
+    const term = terms.filter((t) => run.startsWith(t, i)).sort((a, b) => b.length - a.length)[0];
+    if (term) {
+      spans.push([offset + i, offset + i + term.length]);
+      i += term.length;
+    } else i++;
+  }
+  return spans;
+}
+
+/** WINDOW characters from `start`, moved to word boundaries, with ellipses where text was left out. */
+function cut(text: string, start: number): string {
+  let from = start;
+  if (from > 0) {
+    const space = text.indexOf(' ', from);
+    from = space >= 0 && space - from < 20 ? space + 1 : from;
+  }
+  let to = Math.min(text.length, from + WINDOW);
+  if (to < text.length) {
+    const space = text.lastIndexOf(' ', to);
+    if (space > from + WINDOW / 2) to = space;
+  }
+  return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`;
+}
