@@ -43,7 +43,7 @@ const rand = random(7);
 const ids = opened.snapshot().chunkIds;
 const queries: string[] = [];
 while (queries.length < queryCount) {
-  const chunk = opened.sectionChunks(ids[Math.floor(rand() * ids.length)])![0];
+  const chunk = (await opened.sectionChunks(ids[Math.floor(rand() * ids.length)]))![0];
   const words = chunk.text.match(/\p{L}{4,}/gu) ?? [];
   if (words.length < 4) continue;
   const n = 1 + Math.floor(rand() * 4);

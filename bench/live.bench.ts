@@ -5,7 +5,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { CairnService, type IndexSummary } from '../core/app/index.js';
-import { argValue, percentile, random } from './support.js';
+import { argValue, percentile, random, timeEditToSearchable } from './support.js';
 
 const args = process.argv.slice(2);
 const source = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
@@ -36,18 +36,7 @@ let expected = 0;
 embedded = 0;
 for (let i = 0; i < edits; i++) {
   const note = paths[Math.floor(rand() * paths.length)];
-  const file = path.join(vault, note);
-  const marker = `zqlive${i}marker`;
-  const text = await readFile(file, 'utf8');
-  const started = performance.now();
-  await writeFile(file, `${text}\n\nEdited by the benchmark: ${marker}.\n`);
-  for (;;) {
-    const { results } = await service.search({ query: marker, mode: 'keyword', k: 3 });
-    if (results.some((r) => r.path === note)) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  latencies.push(performance.now() - started);
-  await service.idle();
+  latencies.push(await timeEditToSearchable(service, vault, note, `zqlive${i}marker`));
   for (const h of hashesOf(note)) if (!seen.has(h)) (seen.add(h), expected++);
 }
 console.log(`edit → search  p50 ${percentile(latencies, 50).toFixed(0)} ms · p95 ${percentile(latencies, 95).toFixed(0)} ms · max ${Math.max(...latencies).toFixed(0)} ms over ${edits} single-note edits (keyword-searchable; includes the debounce)`);

@@ -1,5 +1,7 @@
 // Shared helpers of the benchmark scripts.
-import { CairnVault } from '../core/app/index.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CairnVault, type CairnService } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 
 export function argValue(args: string[], flag: string): string | undefined {
@@ -37,3 +39,21 @@ export function rssSampler(): { peak: () => number; stop: () => void } {
 }
 
 export const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+
+/**
+ * Appends a unique marker word to a note of a watched vault and returns the milliseconds until a keyword search finds
+ * it in that note (watcher debounce + update included), once the service is idle again.
+ */
+export async function timeEditToSearchable(service: CairnService, vault: string, note: string, marker: string): Promise<number> {
+  const started = performance.now();
+  const file = path.join(vault, note);
+  await writeFile(file, `${await readFile(file, 'utf8')}\n\nEdited by the benchmark: ${marker}.\n`);
+  for (;;) {
+    const { results } = await service.search({ query: marker, mode: 'keyword', k: 3 });
+    if (results.some((r) => r.path === note)) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const ms = performance.now() - started;
+  await service.idle();
+  return ms;
+}

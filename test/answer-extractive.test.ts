@@ -167,7 +167,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     const cited = answer.citations.find((c) => c.quotes?.some((q) => q.text.includes('4200')))!;
     assert.equal(cited.path, 'Expedition.md');
     assert.match(cited.chunkId, /_sub_\d+@/, 'the section was split');
-    assert.ok((vault.sectionChunks(cited.chunkId) ?? []).length > 1);
+    assert.ok(((await vault.sectionChunks(cited.chunkId)) ?? []).length > 1);
     await assertCitationsReal(vaultDir, answer);
   });
 
@@ -185,7 +185,7 @@ describe('extractive answers on a generated vault', { timeout: 60_000 }, () => {
     const nothing: AnswerVault = {
       config: vault.config,
       search: async (request) => ({ query: request.query, text: request.query, filters: {}, operators: [], mode: 'hybrid', results: [], expansions: [], highlightTerms: [], tookMs: 0, offset: 0, total: 0, more: false }),
-      sectionChunks: () => undefined,
+      sectionChunks: async () => undefined,
       embed: (texts) => vault.embed(texts),
     };
     const answer = await answerQuestion(nothing, 'anything at all?');

@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createNoteChunker, WorkerNoteChunker } from '../core/chunking/chunkerPool.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createNoteChunker, NoteChunkerPool, WorkerNoteChunker } from '../core/chunking/chunkerPool.js';
 import { createChunker } from '../core/chunking/createChunker.js';
 import { BasicTokenCounter, ModelTokenCounter } from '../core/chunking/tokenCounter.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
@@ -89,5 +90,27 @@ describe('WorkerNoteChunker', { timeout: 120_000 }, () => {
     await worker.close();
     await pending;
     await assert.rejects(worker.chunk(note('b.md', 'b')), /closed/);
+  });
+});
+
+describe('NoteChunkerPool', { timeout: 120_000 }, () => {
+  it('spreads notes in flight over all its workers, each note with exactly the in-thread chunks; spare workers end when idle', async () => {
+    const config = chunkingConfig();
+    const inThread = await createChunker(config, new BasicTokenCounter(510));
+    const pool = new NoteChunkerPool({ config, window: 510 }, 2, 300);
+    try {
+      const texts = Array.from({ length: 8 }, (_, i) => `# Note ${i}\n\n${paragraph(60 * i + 1, i)}\n\n## Sub\n\n- [[link ${i}]] #tag${i}\n`);
+      const chunking = Promise.all(texts.map((text, i) => pool.chunk(note(`n${i}.md`, text))));
+      assert.equal(pool.running, 2, 'both workers took notes');
+      const results = await chunking;
+      texts.forEach((text, i) => assert.deepEqual(results[i], inThread.chunk(note(`n${i}.md`, text))));
+      await sleep(1000);
+      assert.equal(pool.running, 1, 'the spare worker ended; the first stays for the next edit');
+      assert.equal((await pool.chunk(note('one.md', '# One\n\ntext\n'))).chunks.length, 1);
+      assert.equal(pool.running, 1, 'a single note goes to the first worker');
+    } finally {
+      await pool.close();
+    }
+    assert.equal(pool.running, 0);
   });
 });

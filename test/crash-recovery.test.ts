@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -83,4 +83,39 @@ describe('a kill -9 at any moment leaves a loadable index that the next run comp
       }
     });
   }
+
+  it('killed while saving a new generation, the index opens on one generation and shows its texts, from its own text store', async () => {
+    const dataDir = path.join(root, 'data-texts');
+    const first = await open(vault, dataDir);
+    await first.index();
+    await first.close();
+    const note = (i: number) => path.join(vault, 'notes', `note-${i}.md`);
+    const before = await Promise.all(Array.from({ length: 60 }, (_, i) => readFile(note(i), 'utf8')));
+    for (let i = 0; i < 60; i++) await writeFile(note(i), `# Note ${i}\n\nRewritten for the text store test, marker${i}.\n\n${before[i]}`);
+    const after = await Promise.all(Array.from({ length: 60 }, (_, i) => readFile(note(i), 'utf8')));
+    assert.equal(await indexAndKill(vault, dataDir, /cairn: saving/), 'SIGKILL', 'the indexer finished before it could be killed');
+    const lines = (text: string, result: { startLine: number; endLine: number }) => text.split('\n').slice(result.startLine - 1, result.endLine).join('\n');
+    const restarted = await open(vault, dataDir);
+    try {
+      assert.equal(restarted.status().pendingRebuild, undefined, 'the generation the manifest names loads');
+      // Before any re-indexing: each result shows the text of the one generation loaded, never a mix or a wrong range.
+      const generation = new Set<string>();
+      for (const query of ['Paragraph of note talks about topic', 'Rewritten for the text store test marker']) {
+        const { results } = await restarted.search({ query, mode: 'keyword', k: 30 });
+        for (const result of results.filter((r) => /^notes\/note-\d\.md$|^notes\/note-[1-5]\d\.md$/.test(r.path))) {
+          const i = Number(/note-(\d+)/.exec(result.path)![1]);
+          const seen = lines(before[i], result) === result.text ? 'before' : lines(after[i], result) === result.text ? 'after' : `neither (${result.chunkId})`;
+          generation.add(seen);
+        }
+      }
+      assert.equal(generation.size, 1, [...generation].join(', '));
+      assert.ok(![...generation].some((g) => g.startsWith('neither')), [...generation].join(', '));
+      await restarted.index();
+      const { results } = await restarted.search({ query: 'Rewritten for the text store test marker7', mode: 'keyword', k: 1 });
+      assert.equal(results[0].path, 'notes/note-7.md');
+      assert.equal(results[0].text, lines(after[7], results[0]));
+    } finally {
+      await restarted.close();
+    }
+  });
 });

@@ -105,6 +105,12 @@ describe('a damaged index file is detected on open and rebuilt from cached embed
   it('notes.jsonl: a note path changed in place', () =>
     expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'notes.jsonl'), '"path":"bak'), /notes\.jsonl is damaged \(checksum mismatch\)/));
 
+  it('notes.texts.jsonl (the text store): a byte of a chunk text changed in place', () =>
+    expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'notes.texts.jsonl'), 'sourdo'), /index file notes\.texts\.jsonl is damaged \(checksum mismatch\): rebuilding from cached embeddings/));
+
+  it('notes.texts.jsonl missing', () =>
+    expectRebuild(async (d) => rm(path.join(await generationDir(d), 'notes.texts.jsonl')), /notes\.texts\.jsonl is damaged \(missing\)/));
+
   it('keyword.jsonl: a byte changed in place', () =>
     expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'keyword.jsonl'), 'sourdo'), /keyword\.jsonl is damaged \(checksum mismatch\)/));
 

@@ -27,6 +27,13 @@ function indexOf(docs: KeywordDoc[]): KeywordIndex {
 /** The index as saved: its lines, as the bytes of a file. */
 const bytesOf = (index: KeywordIndex) => Buffer.from([...index.lines()].join(''));
 
+/** The saved header and posting rows, the rows sorted by term (their order follows MiniSearch's term tree). */
+function savedForm(index: KeywordIndex): { header: unknown; rows: unknown[] } {
+  const [header, ...lines] = [...index.lines()].map((line) => JSON.parse(line) as unknown[]);
+  const rows = lines.flat() as Array<[string, ...unknown[]]>;
+  return { header, rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+}
+
 const ids = (index: KeywordIndex, query: string, k = 10, options = {}) => index.search(query, k, options).map((hit) => hit.id);
 
 function assertSameScores(actual: Array<{ id: string; score: number }>, expected: Array<{ id: string; score: number }>, label: string): void {
@@ -290,6 +297,27 @@ describe('serialisation', () => {
     assert.deepEqual(loaded.terms().sort(), index.terms().sort());
     for (const query of ['word42', 'shared', 'w3x10', 'word5']) assert.deepEqual(loaded.search(query, 20), index.search(query, 20), query);
     assert.equal((await KeywordIndex.read(bytesOf(KeywordIndex.create()))).size, 0);
+  });
+
+  test('loaded postings (varint bytes until used) write back byte for byte, and take edits like the original', async () => {
+    // Short ids past 127 and frequencies past 127 need multi-byte varints; titles exercise the exact-match map.
+    const many = Array.from({ length: 400 }, (_, i) =>
+      doc(`big#${i}`, `${i % 97 === 0 ? 'sparse ' : ''}word${i} ${'common '.repeat(1 + (i % 150))}`, { title: i % 50 === 0 ? `Title ${i / 50}` : `page ${i}` }),
+    );
+    const original = indexOf(many);
+    original.remove(['big#3']);
+    const saved = bytesOf(original);
+    const loaded = await KeywordIndex.read(saved);
+    assert.deepEqual(savedForm(loaded), savedForm(original), 'write → read → write keeps every posting');
+    for (const index of [original, loaded]) {
+      index.upsert([doc('big#399', 'sparse common newword', { title: 'Title 1' }), doc('extra#0', 'common sparse')]);
+      index.remove(['big#50', 'big#194']);
+    }
+    for (const query of ['sparse', 'common', 'word398', 'title 1', 'title 2', 'newword', 'comm']) {
+      assert.deepEqual(loaded.search(query, 30), original.search(query, 30), query);
+    }
+    await Promise.all([original.settle(), loaded.settle()]);
+    assert.deepEqual(savedForm(loaded), savedForm(original), 'the same edits give the same postings');
   });
 
   test('corrupt input throws KeywordIndexCorruptError', async () => {

@@ -93,7 +93,7 @@ describe('a Logseq graph through the vault: shown text, block references, journa
 
   it('a block reference reads the referenced block text, is searchable, and links the two notes both ways', async () => {
     const tips = vault.noteInfo('pages/Tips.md')!;
-    assert.match(shownText(tips.record.chunks[0]), /Remember: The zorbulent search box finds pages/);
+    assert.match(shownText((await vault.noteTexts('pages/Tips.md'))![0]), /Remember: The zorbulent search box finds pages/);
     assert.ok(tips.outgoing.includes('pages/Feature___Search.md'), 'the reference and the namespaced link point to the page');
     // Quote.md links to the page by its block reference alone.
     assert.deepEqual(vault.noteInfo('pages/Quote.md')!.outgoing, ['pages/Feature___Search.md']);
@@ -107,7 +107,7 @@ describe('a Logseq graph through the vault: shown text, block references, journa
     const def = path.join(dir, 'pages/Feature___Search.md');
     await writeFile(def, NOTES['pages/Feature___Search.md'].replace('The zorbulent search box finds', 'The plimsy finder locates'));
     await vault.update(['pages/Feature___Search.md']);
-    assert.match(shownText(vault.noteInfo('pages/Tips.md')!.record.chunks[0]), /Remember: The plimsy finder locates pages/);
+    assert.match(shownText((await vault.noteTexts('pages/Tips.md'))![0]), /Remember: The plimsy finder locates pages/);
     assert.deepEqual((await vault.search({ query: 'plimsy', mode: 'keyword', k: 10 })).results.map((r) => r.path).sort(), ['pages/Feature___Search.md', 'pages/Quote.md', 'pages/Tips.md']);
     await vault.persist();
     await vault.close();
@@ -118,17 +118,17 @@ describe('a Logseq graph through the vault: shown text, block references, journa
     // Changed while closed: the block goes away; the reference reads as missing, never as a raw uuid.
     await writeFile(def, NOTES['pages/Feature___Search.md'].replace(`\t  id:: ${BLOCK}\n`, ''));
     await vault.index();
-    const shown = shownText(vault.noteInfo('pages/Tips.md')!.record.chunks[0]);
+    const shown = shownText((await vault.noteTexts('pages/Tips.md'))![0]);
     assert.match(shown, /Remember: \[missing block\]/);
     assert.doesNotMatch(shown, /plimsy/);
     assert.deepEqual(vault.noteInfo('pages/Quote.md')!.outgoing, [], 'a reference to a block no note defines links nowhere');
     assert.deepEqual(vault.snapshot().failures, []);
   });
 
-  it('a stored chunk keeps its shown text only where it differs from its text (an ordinary vault is not stored twice)', () => {
-    const plain = vault.noteInfo('notes/Plain.md')!.record.chunks;
+  it('a stored chunk keeps its shown text only where it differs from its text (an ordinary vault is not stored twice)', async () => {
+    const plain = (await vault.noteTexts('notes/Plain.md'))!;
     assert.ok(plain.length > 0 && plain.every((c) => !('displayText' in c)));
-    assert.ok(vault.noteInfo('pages/Tips.md')!.record.chunks.some((c) => c.displayText !== undefined));
+    assert.ok((await vault.noteTexts('pages/Tips.md'))!.some((c) => c.displayText !== undefined));
   });
 
   it('chunks with nothing to show are stored but neither searchable nor embedded', async () => {

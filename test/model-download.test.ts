@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { createEmbedder, withPrefix, type EmbedderOptions } from '../core/embedding/embedder.js';
+import { createEmbedder, withPrefix, type EmbedderOptions, type TextRole } from '../core/embedding/embedder.js';
 import { catalogModel, MODEL_CATALOG } from '../core/embedding/modelCatalog.js';
 import type { ModelDownloadProgress } from '../core/contract/models.js';
 import { defaultHubUrl, downloadHubModel, ModelDownloadError, stagingDirFor } from '../core/embedding/modelDownload.js';
@@ -22,7 +22,8 @@ import { validateApiCall } from '../core/server/hostValidation.js';
 import { defaultConfig } from '../core/config/schema.js';
 import type { AppEvent } from '../core/contract/appApi.js';
 import { ModelChooser } from '../core/app/modelChoice.js';
-import { CairnService } from '../core/app/index.js';
+import { answerQuestion, CairnService, CairnVault } from '../core/app/index.js';
+import type { AnswerVault } from '../core/answer/types.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 
 const HUB_ID = 'cairn-test/tiny-hub';
@@ -317,6 +318,44 @@ describe('model prefixes', () => {
     } finally {
       await plain.close();
       await prefixed.close();
+    }
+  });
+});
+
+describe('answers with a model trained with instructions', () => {
+  it('embed the question as a query and the sentences they weigh as passages', async () => {
+    const modelId = 'cairn-test/prefixed';
+    await writeTinyModel(path.join(dataRoot, 'models', modelId), { variants: ['q8'] });
+    await writeFile(path.join(dataRoot, 'models', modelId, 'cairn.json'), JSON.stringify({ prefixes: { query: 'search ', passage: 'note ' } }));
+    const vaultDir = await mkdtemp(path.join(root, 'answer-vault-'));
+    await writeFile(path.join(vaultDir, 'cats.md'), '# Cats\n\nThe cat sleeps on the warm mat all day long.\n');
+    const config = defaultConfig();
+    Object.assign(config.vault, { path: vaultDir });
+    Object.assign(config.index, { data_dir: dataRoot });
+    Object.assign(config.embedding, { model: modelId, adapt: false });
+    const vault = await CairnVault.open(config);
+    try {
+      await vault.index();
+      const calls: Array<{ texts: readonly string[]; as: TextRole | undefined }> = [];
+      const recording: AnswerVault = {
+        config: vault.config,
+        search: (request) => vault.search(request),
+        sectionChunks: (id) => vault.sectionChunks(id),
+        embed: (texts, as) => {
+          calls.push({ texts, as });
+          return vault.embed(texts, as);
+        },
+      };
+      await answerQuestion(recording, 'where does the cat sleep?', { mode: 'extractive' });
+      const question = calls.find((c) => c.texts[0] === 'where does the cat sleep?');
+      const sentences = calls.find((c) => c.texts.some((t) => t.includes('warm mat')));
+      assert.ok(question && question.as !== 'passage', 'the question is embedded as a query');
+      assert.equal(sentences?.as, 'passage', 'the sentences are embedded as passages');
+      const [asPassage] = await vault.embed(['cat'], 'passage');
+      const [asQuery] = await vault.embed(['cat']);
+      assert.notDeepEqual(Array.from(asPassage), Array.from(asQuery), 'the passage prefix is applied');
+    } finally {
+      await vault.close();
     }
   });
 });

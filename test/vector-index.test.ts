@@ -50,8 +50,11 @@ const COUNT = 2000;
 const FAISS_FLAT: VectorIndexOptions = { dims: DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9 };
 const FAISS_HNSW: VectorIndexOptions = { dims: DIMS, backend: 'faiss', kind: 'hnsw', hnswThreshold: 1e9 };
 const TS_FLAT: VectorIndexOptions = { dims: DIMS, backend: 'flat', kind: 'flat', hnswThreshold: 1e9 };
+/** 8-bit codes from 100 vectors on, best candidates re-scored exactly: expected to rank exactly as faiss flat. */
+const FAISS_SQ8: VectorIndexOptions = { ...FAISS_FLAT, quantiseThreshold: 100 };
 const CONFIGS = [
   { name: 'faiss flat', options: FAISS_FLAT },
+  { name: 'faiss flat 8-bit', options: FAISS_SQ8 },
   { name: 'faiss HNSW', options: FAISS_HNSW },
   { name: 'TS flat', options: TS_FLAT },
 ] as const;
@@ -308,6 +311,66 @@ describe('deletions and replacement', () => {
   });
 });
 
+describe('8-bit quantised faiss flat index (above quantiseThreshold)', () => {
+  const nativeHead = async (dir: string) => {
+    const header = JSON.parse(await fs.readFile(path.join(dir, 'vector-index.json'), 'utf8')) as { nativeFile: string };
+    return (await fs.readFile(path.join(dir, header.nativeFile))).toString('latin1', 0, 4);
+  };
+
+  test('re-scored SQ8 top-k equals exact top-k (ids and exact scores) on 6,000 x 384 generated vectors', async () => {
+    const dims = 384;
+    const vectors = randomUnitVectors(6000, dims, 7);
+    const probes = randomUnitVectors(40, dims, 8);
+    const options: VectorIndexOptions = { dims, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9, quantiseThreshold: 1000 };
+    const index = createVectorIndex(options);
+    const reference = new Map(vectors.map((vector, i) => [idOf(i), vector]));
+    index.upsert([...reference].map(([id, vector]) => ({ id, vector })));
+    let recall = 0;
+    for (const probe of probes) {
+      const expected = exactSearch(reference, probe, 50);
+      const hits = index.search(probe, 50);
+      recall += recallAt(hits, expected) / probes.length;
+      // Every hit carries its exact score, whatever the 8-bit estimate was.
+      for (const hit of hits) assert.equal(hit.score, exactSearch(new Map([[hit.id, reference.get(hit.id)!]]), probe, 1)[0].score);
+    }
+    assert.ok(recall >= 0.999, `recall@50 = ${recall}`);
+    const dir = freshDir();
+    await index.save(dir);
+    assert.equal(await nativeHead(dir), 'IxSQ');
+  });
+
+  test('switches to 8-bit at the threshold and back to exact at half of it; saves and loads either form', async () => {
+    const options: VectorIndexOptions = { ...FAISS_FLAT, quantiseThreshold: 500 };
+    const index = createVectorIndex(options);
+    const reference = new Map<string, Float32Array>();
+    const add = (from: number, to: number) => {
+      const items = corpus.slice(from, to).map((vector, i) => ({ id: idOf(from + i), vector }));
+      index.upsert(items);
+      for (const { id, vector } of items) reference.set(id, vector);
+    };
+    const savedForm = async () => {
+      const dir = freshDir();
+      await index.save(dir);
+      const loaded = await loadVectorIndex(dir, options);
+      for (const query of queries.slice(0, 5)) assertSameHits(loaded.search(query, 10), exactSearch(reference, query, 10));
+      return nativeHead(dir);
+    };
+    add(0, 499);
+    assert.equal(await savedForm(), 'IxFI');
+    add(499, 500);
+    assert.equal(await savedForm(), 'IxSQ');
+    const removed = [...reference.keys()].slice(0, 240);
+    index.remove(removed);
+    for (const id of removed) reference.delete(id);
+    assert.equal(await savedForm(), 'IxSQ', 'hysteresis: still 8-bit above half the threshold');
+    const more = [...reference.keys()].slice(0, 20);
+    index.remove(more);
+    for (const id of more) reference.delete(id);
+    assert.equal(await savedForm(), 'IxFI');
+    for (const query of queries) assertSameHits(index.search(query, 10), exactSearch(reference, query, 10));
+  });
+});
+
 describe('property: interleaved upserts and removes match a reference Map', () => {
   const POOL = Array.from({ length: 30 }, (_, i) => `id-${i}`);
   const PROPERTY_DIMS = 8;
@@ -317,6 +380,7 @@ describe('property: interleaved upserts and removes match a reference Map', () =
   );
   const configs: Array<{ name: string; options: VectorIndexOptions; exact: boolean }> = [
     { name: 'faiss flat', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9 }, exact: true },
+    { name: 'faiss flat 8-bit (threshold 12)', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9, quantiseThreshold: 12 }, exact: true },
     { name: 'TS flat', options: { dims: PROPERTY_DIMS, backend: 'flat', kind: 'flat', hnswThreshold: 1e9 }, exact: true },
     { name: 'faiss HNSW', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'hnsw', hnswThreshold: 1e9 }, exact: false },
     { name: 'faiss auto (threshold 12)', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'auto', hnswThreshold: 12 }, exact: false },

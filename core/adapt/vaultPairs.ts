@@ -18,7 +18,8 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { shownText } from '../chunking/shownText.js';
 import { eachLine } from '../indices/lineFile.js';
-import type { NoteRecord } from '../indexing/noteStore.js';
+import type { NoteRecord, StoredChunk } from '../indexing/noteStore.js';
+import { parseTextsLine, TextLineReader, textsFileBeside, type ChunkTexts } from '../indexing/textStore.js';
 import { seededRandom } from '../random/seededRandom.js';
 import { shuffle, type TokenPair } from './contrastiveTrainer.js';
 
@@ -162,7 +163,7 @@ export class PairMiner {
     this.o = { ...DEFAULT_MINING, ...options };
   }
 
-  add(note: Pick<NoteRecord, 'title' | 'chunks'>): void {
+  add(note: MinedNote): void {
     const { o, tokenize } = this;
     const titleIds = tokenize(note.title);
     for (const chunk of note.chunks) {
@@ -195,34 +196,58 @@ export class PairMiner {
 }
 
 /** Mines pairs from note records, in any order. */
-export function minePairs(records: Iterable<NoteRecord>, tokenize: Tokenize, options: Partial<MiningOptions> = {}): MinedPairs {
+export function minePairs(records: Iterable<MinedNote>, tokenize: Tokenize, options: Partial<MiningOptions> = {}): MinedPairs {
   const miner = new PairMiner(tokenize, options);
   for (const record of records) miner.add(record);
   return miner.result();
 }
 
-/** Mines pairs from a persisted index's notes.jsonl (a header line, then one NoteRecord a line), a line at a time. */
-export async function mineNotesFile(notesFile: string, tokenize: Tokenize, options: Partial<MiningOptions> = {}, onProgress?: (done: number, total: number) => void): Promise<MinedPairs> {
-  const bytes = await readFile(notesFile);
-  let total = 0;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) total++;
-  const miner = new PairMiner(tokenize, options);
-  await eachLine(bytes, (line, n) => {
-    if (n === 1) return;
-    const r = JSON.parse(line) as NoteRecord;
-    if (typeof r?.path === 'string' && Array.isArray(r.chunks)) miner.add(r);
-    onProgress?.(n, total);
-  });
-  return miner.result();
+/** A note as mining reads it: its title, and its chunks' ids, header paths and texts. */
+export interface MinedNote {
+  title: string;
+  chunks: ReadonlyArray<Pick<StoredChunk, 'id' | 'headerPath'> & ChunkTexts>;
 }
 
-/** All note records of a persisted index's notes.jsonl. */
-export async function readNoteRecords(notesFile: string): Promise<NoteRecord[]> {
+/** A saved note record with its chunks' texts. */
+export type RecordWithTexts = Omit<NoteRecord, 'chunks'> & { chunks: Array<StoredChunk & ChunkTexts> };
+
+/**
+ * Each note record of a persisted index's notes.jsonl (a header line, then one NoteRecord a line) with its chunks'
+ * texts, read from the text store beside it in one pass; `each` gets it and its number (of `total`).
+ */
+async function eachSavedNote(notesFile: string, each: (record: RecordWithTexts, n: number, total: number) => void): Promise<void> {
   const records: NoteRecord[] = [];
   await eachLine(await readFile(notesFile), (line, n) => {
     if (n === 1) return;
     const r = JSON.parse(line) as NoteRecord;
     if (typeof r?.path === 'string' && Array.isArray(r.chunks)) records.push(r);
   });
+  const textsFile = textsFileBeside(notesFile);
+  const lines = new TextLineReader(textsFile);
+  try {
+    for (const [n, record] of records.entries()) {
+      const chunks: Array<StoredChunk & ChunkTexts> = [];
+      for (const chunk of record.chunks) chunks.push({ ...chunk, ...parseTextsLine(await lines.line({ at: chunk.textAt, bytes: chunk.textBytes }), textsFile, chunk.textAt) });
+      each({ ...record, chunks }, n + 1, records.length);
+    }
+  } finally {
+    await lines.close();
+  }
+}
+
+/** Mines pairs from a persisted index's notes.jsonl and its text store, a note at a time. */
+export async function mineNotesFile(notesFile: string, tokenize: Tokenize, options: Partial<MiningOptions> = {}, onProgress?: (done: number, total: number) => void): Promise<MinedPairs> {
+  const miner = new PairMiner(tokenize, options);
+  await eachSavedNote(notesFile, (record, n, total) => {
+    miner.add(record);
+    onProgress?.(n, total);
+  });
+  return miner.result();
+}
+
+/** All note records of a persisted index's notes.jsonl, with their chunks' texts. */
+export async function readNoteRecords(notesFile: string): Promise<RecordWithTexts[]> {
+  const records: RecordWithTexts[] = [];
+  await eachSavedNote(notesFile, (record) => records.push(record));
   return records;
 }

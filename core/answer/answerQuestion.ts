@@ -26,7 +26,7 @@ export async function answerQuestion(vault: AnswerVault, question: string, optio
   // Filter operators ("tag:project") narrow the retrieval; the rest is the question the sentences must answer.
   const sources = await retrieveSources(vault, question.trim(), options.k ?? config.search.k);
   const asked = parseQuery(question).text;
-  const scored = await scoreUnits((texts) => vault.embed(texts), asked, sources);
+  const scored = await scoreUnits((texts, as) => vault.embed(texts, as), asked, sources);
   const evidence = sectionEvidence(asked, sources, scored);
   const extractive = extractiveAnswer(sources, scored, evidence, { minConfidence: config.answer.min_confidence, maxSentences: config.answer.max_sentences });
 

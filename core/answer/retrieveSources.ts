@@ -11,7 +11,7 @@ export async function retrieveSources(vault: AnswerVault, question: string, k: n
   const sources: AnswerSource[] = [];
   const seen = new Set<string>();
   for (const result of results) {
-    const pieces = vault.sectionChunks(result.chunkId) ?? [result];
+    const pieces = (await vault.sectionChunks(result.chunkId)) ?? [result];
     const section = pieces[0].chunkId;
     if (seen.has(section)) continue;
     seen.add(section);

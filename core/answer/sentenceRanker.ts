@@ -16,6 +16,7 @@ import { coverage, questionTerms, termSet, termWeights } from '../search/termOve
 import type { AnswerSource } from '../contract/answer.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
 import { headerPathAt } from '../search/citedPart.js';
+import type { AnswerVault } from './types.js';
 
 export interface ScoredUnit {
   source: AnswerSource;
@@ -44,7 +45,7 @@ const ANNOUNCES_FACTOR = 0.85;
 /** A unit that quotes the question itself ("ask it things like 'what does X do?'") restates it rather than answers it. */
 const ECHO_FACTOR = 0.5;
 
-type Embed = (texts: readonly string[]) => Promise<Float32Array[]>;
+type Embed = AnswerVault['embed'];
 
 export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[]): Promise<ScoredUnit[]> {
   const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'>> = [];
@@ -65,7 +66,8 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   }
   if (found.length === 0) return [];
 
-  const [questionVector, emptyVector, ...vectors] = await embed([question, '', ...found.map((f) => f.unit.plain)]);
+  // The question as a query, the sentences as passages: a model trained with instructions tells them apart.
+  const [[questionVector, emptyVector], vectors] = await Promise.all([embed([question, '']), embed(found.map((f) => f.unit.plain), 'passage')]);
   const questionKnown = !isEmptyLike(questionVector, emptyVector);
   const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
   // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.

@@ -1,4 +1,5 @@
 import type { CairnConfig } from '../config/schema.js';
+import type { TextRole } from '../embedding/embedder.js';
 import type { AnswerMode } from '../contract/answer.js';
 import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/search.js';
 
@@ -6,8 +7,10 @@ import type { ChunkSummary, SearchRequest, SearchResponse } from '../contract/se
 export interface AnswerVault {
   readonly config: CairnConfig;
   search(request: SearchRequest): Promise<SearchResponse>;
-  sectionChunks(chunkId: string): ChunkSummary[] | undefined;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /** The chunks of a result's section, with their texts (see CairnVault.sectionChunks). */
+  sectionChunks(chunkId: string): Promise<ChunkSummary[] | undefined>;
+  /** Unit vectors of `texts` embedded as queries (default) or as passages (see CairnVault.embed). */
+  embed(texts: readonly string[], as?: TextRole): Promise<Float32Array[]>;
 }
 
 export interface AnswerOptions {

@@ -7,6 +7,7 @@ import type { AdaptProgress } from '../contract/status.js';
 import { newTableFolder, notesSnapshotFile, recordAdaptation, removeTablesExcept, type AdaptationState, type AdaptedTable } from '../adapt/adaptedTables.js';
 import { describeLocalModel, type EmbedderOptions } from '../embedding/embedder.js';
 import { notesFileOf } from '../indexing/indexState.js';
+import { textsFileBeside } from '../indexing/textStore.js';
 import { readManifest } from '../indexing/manifest.js';
 
 /** A shipped static model this vault can adapt (`[embedding] adapt` on), with its files' fingerprint. */
@@ -53,6 +54,7 @@ export async function adaptTable(run: AdaptRun): Promise<{ outcome: AdaptOutcome
   try {
     // A copy: the index may save new generations (and delete this one) while the trainer reads.
     await copyFile(notesFileOf(dataDir, manifest), notes);
+    await copyFile(textsFileBeside(notesFileOf(dataDir, manifest)), textsFileBeside(notes));
     const result = await adaptStaticModel({
       baseModelDir: base.dir,
       baseModelId: base.model,
@@ -87,5 +89,6 @@ export async function adaptTable(run: AdaptRun): Promise<{ outcome: AdaptOutcome
     return { outcome: { adapted: false, reason: error.message }, recorded: { state, trainedOn: new Set(trainedOn) } };
   } finally {
     await rm(notes, { force: true });
+    await rm(textsFileBeside(notes), { force: true });
   }
 }

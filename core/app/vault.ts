@@ -7,7 +7,7 @@ import type { NoteChunker } from '../chunking/types.js';
 import { CHUNKER_VERSION } from '../chunking/noteChunker.js';
 import type { CairnConfig } from '../config/schema.js';
 import { EmbeddingCache } from '../embedding/embeddingCache.js';
-import { createEmbedder, type Embedder, type EmbedderOptions } from '../embedding/embedder.js';
+import { createEmbedder, type Embedder, type EmbedderOptions, type TextRole } from '../embedding/embedder.js';
 import { LazyEmbedder } from '../embedding/lazyEmbedder.js';
 import { changedShare, embeddingCacheFile, readAdaptation, type AdaptedTable } from '../adapt/adaptedTables.js';
 import { faissStatus, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
@@ -15,6 +15,8 @@ import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../config/data
 import type { AdaptProgress, IndexListener, IndexSummary, VaultStatus } from '../contract/status.js';
 import { IndexState } from '../indexing/indexState.js';
 import type { NoteRecord } from '../indexing/noteStore.js';
+import type { ChunkTexts } from '../indexing/textStore.js';
+import { shownText } from '../chunking/shownText.js';
 import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from '../indexing/manifest.js';
 import { VaultIndexer } from '../indexing/vaultIndexer.js';
 import { GRAMMAR_VERSION } from '../parse/markdownTree.js';
@@ -256,12 +258,21 @@ export class CairnVault {
    * The chunks of the section a chunk belongs to, in order: all `_sub_N` pieces of a force-split section, or just
    * the chunk itself. Undefined for an unknown id.
    */
-  sectionChunks(chunkId: string): ChunkSummary[] | undefined {
-    const ref = this.state.store.chunk(chunkId);
+  async sectionChunks(chunkId: string): Promise<ChunkSummary[] | undefined> {
+    const { store } = this.state;
+    const ref = store.chunk(chunkId);
     if (!ref) return undefined;
     const section = chunkId.slice(0, chunkId.lastIndexOf('@')).replace(/_sub_\d+$/, '');
     const sameSection = ref.chunk.sub === null ? [ref.chunk] : ref.note.chunks.filter((c) => c.sub !== null && c.id.slice(0, c.id.lastIndexOf('@')).replace(/_sub_\d+$/, '') === section);
-    return sameSection.map((chunk) => chunkSummary({ note: ref.note, chunk }));
+    const texts = await store.texts(sameSection);
+    return sameSection.map((chunk, i) => chunkSummary({ note: ref.note, chunk }, shownText(texts[i])));
+  }
+
+  /** The texts of a note's chunks, in order (read from the index), if it holds the note. */
+  async noteTexts(notePath: string): Promise<ChunkTexts[] | undefined> {
+    const { store } = this.state;
+    const record = store.note(notePath);
+    return record && store.texts(record.chunks);
   }
 
   /** Whether the index holds this note (a cheap lookup). */
@@ -320,9 +331,12 @@ export class CairnVault {
     return { chunkIds, keywordIds, vectorIds: vectors.ids().sort(), links, failures: [...store.failures.keys()].sort() };
   }
 
-  /** Embeds texts with the vault's model (unit vectors), off the event loop. */
-  embed(texts: readonly string[]): Promise<Float32Array[]> {
-    return this.embedder.embed(texts);
+  /**
+   * Embeds texts with the vault's model (unit vectors), off the event loop: as queries, or as passages (a model
+   * trained with instructions gets its passage prefix, as chunk texts do when they are indexed).
+   */
+  embed(texts: readonly string[], as: TextRole = 'query'): Promise<Float32Array[]> {
+    return as === 'passage' && this.embedder.embedPassages ? this.embedder.embedPassages(texts) : this.embedder.embed(texts);
   }
 
   status(manifest?: Manifest): VaultStatus {

@@ -1,22 +1,28 @@
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ChunkingConfig } from '../config/schema.js';
 import type { ChunkReply, ChunkRequest, ChunkWorkerInit } from './chunkWorker.js';
 import { BasicTokenCounter, ModelTokenCounter, type TokenCounter } from './tokenCounter.js';
-import type { ChunkedNote, NoteChunker, NoteInput } from './types.js';
+import type { ChunkedNote, NoteChunker, NoteInput, OutlineUse } from './types.js';
 
 /** A note not chunked in this long is taken to hang its worker; generous, since a 20 MB note may take a while. */
 const NOTE_TIMEOUT_MS = 120_000;
+/** Chunk workers at most, whatever the core count: each holds a parser, a tokenizer and a note's chunks (tens of MB). */
+const MAX_WORKERS = 8;
+/** A pool's extra workers (all but the first, which answers live edits at once) end after this long without work. */
+const SPARE_IDLE_MS = 30_000;
 
 interface Pending {
   request: ChunkRequest;
   resolve(result: ChunkedNote): void;
   reject(error: Error): void;
+  keepOutline?(encoded: string): void;
 }
 
 /**
- * Chunks in a worker thread (`chunkWorker.ts`), one note at a time, in order. The indexer's thread stays free
- * (chunking a large note takes seconds), and a note that faults the parser only costs the worker: after a fault
+ * Chunks in one worker thread (`chunkWorker.ts`), one note at a time, in order (`NoteChunkerPool` runs several). The
+ * indexer's thread stays free (chunking a large note takes seconds), and a note that faults the parser only costs the worker: after a fault
  * the worker is replaced by a fresh one (new WASM memory); a note that killed or hung its worker is chunked again
  * as plain text, and fails with a reason naming what happened only if that crashes too.
  */
@@ -27,17 +33,31 @@ export class WorkerNoteChunker implements NoteChunker {
   private readonly pending: Pending[] = [];
   private nextId = 0;
   private watchdog?: NodeJS.Timeout;
+  private idleTimer?: NodeJS.Timeout;
   private closed = false;
 
+  /** `idleStopMs`: end the thread (and free its memory) after this long without work; the next note starts another. */
   constructor(
     private readonly init: ChunkWorkerInit,
     private readonly timeoutMs = NOTE_TIMEOUT_MS,
+    private readonly idleStopMs?: number,
   ) {}
 
-  chunk(note: NoteInput): Promise<ChunkedNote> {
+  /** Requests not answered yet: how busy this worker is. */
+  get queued(): number {
+    return this.pending.length;
+  }
+
+  /** Whether a worker thread is running now. */
+  get running(): boolean {
+    return this.worker !== undefined;
+  }
+
+  chunk(note: NoteInput, outline?: OutlineUse): Promise<ChunkedNote> {
     if (this.closed) return Promise.reject(new Error('the chunker is closed'));
     return new Promise((resolve, reject) => {
-      const pending = { request: { id: this.nextId++, note }, resolve, reject };
+      const request: ChunkRequest = { id: this.nextId++, note, ...(outline?.cached ? { cachedOutline: outline.cached } : {}), ...(outline?.keep ? { wantOutline: true } : {}) };
+      const pending: Pending = { request, resolve, reject, ...(outline?.keep ? { keepOutline: outline.keep } : {}) };
       this.pending.push(pending);
       this.send(pending);
     });
@@ -50,6 +70,7 @@ export class WorkerNoteChunker implements NoteChunker {
   }
 
   private send(pending: Pending): void {
+    clearTimeout(this.idleTimer);
     const worker = this.ensureWorker();
     worker.ref();
     worker.postMessage(pending.request);
@@ -76,14 +97,20 @@ export class WorkerNoteChunker implements NoteChunker {
     }
     if (this.pending[0]?.request.id !== reply.id) return;
     const done = this.pending.shift()!;
-    if ('result' in reply) done.resolve(reply.result);
-    else done.reject(new Error(reply.error));
+    if ('result' in reply) {
+      if (reply.outline) done.keepOutline?.(reply.outline);
+      done.resolve(reply.result);
+    } else done.reject(new Error(reply.error));
     if (reply.recycle) this.restart();
     else if (this.pending.length) this.arm();
     else {
       clearTimeout(this.watchdog);
       // An idle worker does not keep the process alive.
       worker.unref();
+      if (this.idleStopMs !== undefined) {
+        this.idleTimer = setTimeout(() => this.pending.length === 0 && void this.stop(), this.idleStopMs);
+        this.idleTimer.unref();
+      }
     }
   }
 
@@ -112,6 +139,7 @@ export class WorkerNoteChunker implements NoteChunker {
 
   private async stop(): Promise<void> {
     clearTimeout(this.watchdog);
+    clearTimeout(this.idleTimer);
     const worker = this.worker;
     this.worker = undefined;
     if (worker) await worker.terminate();
@@ -141,11 +169,48 @@ function startWorker(init: ChunkWorkerInit): Worker {
 }
 
 /**
- * The indexer's chunker: chunks in a worker thread, counting tokens there as `tokens` does (the basic count, or the
+ * Chunk workers side by side, one per core (the tree-sitter parse is the cost): each note goes to the worker with
+ * the fewest notes waiting (the first on a tie), so all are busy while the caller keeps enough notes in flight
+ * (`workers` × 2 or more), and a single edit goes to the first. Workers start on their first note; the spare ones
+ * end when idle for `spareIdleMs`. Each is isolated from the others' faults as `WorkerNoteChunker` says.
+ */
+export class NoteChunkerPool implements NoteChunker {
+  private readonly lanes: WorkerNoteChunker[];
+
+  constructor(init: ChunkWorkerInit, workers = defaultWorkerCount(), spareIdleMs = SPARE_IDLE_MS) {
+    this.lanes = Array.from({ length: Math.max(1, workers) }, (_, i) => new WorkerNoteChunker(init, NOTE_TIMEOUT_MS, i === 0 ? undefined : spareIdleMs));
+  }
+
+  get workers(): number {
+    return this.lanes.length;
+  }
+
+  /** Worker threads running now. */
+  get running(): number {
+    return this.lanes.filter((lane) => lane.running).length;
+  }
+
+  chunk(note: NoteInput, outline?: OutlineUse): Promise<ChunkedNote> {
+    const idlest = this.lanes.reduce((best, lane) => (lane.queued < best.queued ? lane : best));
+    return idlest.chunk(note, outline);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.close()));
+  }
+}
+
+/** One chunk worker per core the process may use, at most `MAX_WORKERS`. */
+export function defaultWorkerCount(): number {
+  return Math.min(os.availableParallelism(), MAX_WORKERS);
+}
+
+/**
+ * The indexer's chunker: chunks in worker threads, counting tokens there as `tokens` does (the basic count, or the
  * model's own tokenizer read from its folder).
  */
-export function createNoteChunker(config: ChunkingConfig, tokens: TokenCounter): NoteChunker {
-  if (tokens instanceof ModelTokenCounter) return new WorkerNoteChunker({ config, window: tokens.window, tokenizerDir: tokens.tokenizerDir });
-  if (tokens instanceof BasicTokenCounter) return new WorkerNoteChunker({ config, window: tokens.window });
+export function createNoteChunker(config: ChunkingConfig, tokens: TokenCounter): NoteChunkerPool {
+  if (tokens instanceof ModelTokenCounter) return new NoteChunkerPool({ config, window: tokens.window, tokenizerDir: tokens.tokenizerDir });
+  if (tokens instanceof BasicTokenCounter) return new NoteChunkerPool({ config, window: tokens.window });
   throw new Error('a chunk worker can count tokens only with BasicTokenCounter or ModelTokenCounter');
 }

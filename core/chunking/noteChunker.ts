@@ -9,7 +9,7 @@ import { blockRefsIn, collectBlockTexts, lookupIn } from '../parse/logseqBlocks.
 import type { MarkdownOutline } from '../parse/markdownTree.js';
 import { parseOutline, type NoteOutline } from '../parse/outlineBlocks.js';
 import { splitRange, type Span } from './rangeSplitter.js';
-import type { SafeOutliner } from './safeOutliner.js';
+import type { Outliner } from './safeOutliner.js';
 import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section, type SectionPart } from './sections.js';
 import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
@@ -23,7 +23,7 @@ export const CHUNKER_VERSION = 4;
  */
 abstract class SectionChunker implements Chunker {
   constructor(
-    private readonly outliner: SafeOutliner,
+    private readonly outliner: Outliner,
     protected readonly config: ChunkingConfig,
     private readonly tokens: TokenCounter,
   ) {}
@@ -98,10 +98,13 @@ abstract class SectionChunker implements Chunker {
     const maxChars = this.maxChars();
     const pieceOf = (span: Span, overlap: string): Piece => {
       const cited = partsOf(section, span, lines);
-      return { span, overlap, ...cited, prefix: this.prefixFor(cited.cited) };
+      return { span, overlap, ...cited, prefix: this.prefixFor(cited.cited), tokens: 0 };
     };
     const whole = pieceOf(section, '');
-    if (section.end - section.start <= maxChars && this.tokens.count(whole.prefix + display(section.start, section.end)) <= window) return [whole];
+    if (section.end - section.start <= maxChars) {
+      whole.tokens = this.tokens.count(whole.prefix + display(section.start, section.end));
+      if (whole.tokens <= window) return [whole];
+    }
     // Room left for text once the longest prefix a piece may get and the largest likely overlap (≤ 1 token per character) are in.
     const prefixTokens = Math.max(...(section.parts ?? [section]).map((part) => this.tokens.count(this.prefixFor(part))));
     let maxTokens = Math.max(1, window - prefixTokens - Math.min(this.config.overlap_chars, Math.floor(window / 4)));
@@ -113,11 +116,12 @@ abstract class SectionChunker implements Chunker {
         const piece = pieceOf(span, n ? overlapTail(display(spans[n - 1].start, spans[n - 1].end), this.config.overlap_chars) : '');
         // The overlap is context, not content: it is the first thing dropped when the window is tight.
         if (piece.overlap && this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) > window) piece.overlap = '';
-        return { piece, tokens: this.tokens.count(contentOf(piece.prefix, piece.overlap, body)) };
+        piece.tokens = this.tokens.count(contentOf(piece.prefix, piece.overlap, body));
+        return piece;
       });
       // Token counts are not always additive across piece boundaries (word pieces): tighten and retry.
       const worst = Math.max(...pieces.map((p) => p.tokens));
-      if (worst <= window || maxTokens === 1) return pieces.map((p) => p.piece);
+      if (worst <= window || maxTokens === 1) return pieces;
       maxTokens = Math.max(1, maxTokens - (worst - window));
     }
   }
@@ -151,7 +155,7 @@ abstract class SectionChunker implements Chunker {
       end: span.end,
       startLine: lineOf(lines, span.start),
       endLine: lineOf(lines, span.end - 1),
-      tokenCount: this.tokens.count(content),
+      tokenCount: piece.tokens,
       hash,
       title: metadata.title,
       aliases: metadata.aliases,
@@ -253,6 +257,8 @@ interface Piece {
   cited: SectionPart;
   parts?: ChunkPart[];
   prefix: string;
+  /** Tokens of the chunk's content (prefix, overlap and shown text), counted when the piece was fitted. */
+  tokens: number;
 }
 
 /**

@@ -7,12 +7,17 @@ export interface CheckedOutline {
   warning?: string;
 }
 
+/** What a chunker outlines notes with: `SafeOutliner`, or `ReusingOutliner` around it (cached outlines). */
+export interface Outliner {
+  outline(text: string, bodyStart: number): CheckedOutline;
+}
+
 /**
  * Outlines notes with tree-sitter when that is safe, else as plain text (see `plainOutline`): notes nested deeper
  * than tree-sitter-markdown can hold are never given to it, and a parse that throws is answered with the plain
  * outline and a fresh parser for the next note. One note never stops the others.
  */
-export class SafeOutliner {
+export class SafeOutliner implements Outliner {
   /** Parses that threw so far: the chunk worker replaces its thread after one. */
   faults = 0;
   /** When set, the next notes are outlined as plain text for this reason (a note that crashed a worker before). */

@@ -98,8 +98,16 @@ export interface Chunker {
   chunk(note: NoteInput): ChunkedNote;
 }
 
+/** A note's outline cache entry as a `NoteChunker` uses it (see `ReusingOutliner`). */
+export interface OutlineUse {
+  /** The note's encoded outline from the cache: chunked without parsing. */
+  cached?: string;
+  /** Called with the outline tree-sitter parsed, encoded, when the note was parsed: what the cache keeps. */
+  keep?(encoded: string): void;
+}
+
 /** Chunks notes off the calling thread, isolated from faults (see `createNoteChunker`); what the indexer uses. */
 export interface NoteChunker {
-  chunk(note: NoteInput): Promise<ChunkedNote>;
+  chunk(note: NoteInput, outline?: OutlineUse): Promise<ChunkedNote>;
   close(): Promise<void>;
 }

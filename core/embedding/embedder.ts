@@ -214,6 +214,9 @@ async function moveMissingFiles(from: string, to: string) {
   }
 }
 
+/** What a text is to the model: a query, or a passage to be found (models trained with instructions prefix each differently). */
+export type TextRole = 'query' | 'passage';
+
 /** The texts with `prefix` in front of each (the same array when there is none). */
 export function withPrefix(texts: readonly string[], prefix: string): readonly string[] {
   return prefix ? texts.map((t) => prefix + t) : texts;

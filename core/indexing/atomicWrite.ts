@@ -5,16 +5,16 @@ import { DigestingCounter, type FileDigest } from '../embedding/fileDigest.js';
 
 /**
  * Writes a file so that readers see either the old or the new content, never a part: temp file, fsync, rename.
- * Pieces of an iterable are written one by one (the event loop runs between them), and hashed on the way: returns
+ * Pieces of an iterable (or an async one) are written one by one (the event loop runs between them), and hashed on the way: returns
  * the size and SHA-256 of what was written (recorded in the manifest, checked on open).
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string | Uint8Array>): Promise<FileDigest> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<FileDigest> {
   await mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await open(temp, 'w');
   const digest = new DigestingCounter();
-  const counted = function* (pieces: Iterable<string | Uint8Array>) {
-    for (const piece of pieces) {
+  const counted = async function* (pieces: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>) {
+    for await (const piece of pieces) {
       const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
       digest.add(bytes);
       yield bytes;

@@ -1,6 +1,5 @@
 import { lstat, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { hasShownText } from '../chunking/shownText.js';
 import { KeywordIndex } from '../indices/keyword/keywordIndex.js';
 import { LinkGraph } from '../indices/graph/linkGraph.js';
 import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
@@ -8,7 +7,7 @@ import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, Vect
 import { writeFileAtomic } from './atomicWrite.js';
 import { digestBytes, digestFile, type FileDigest } from '../embedding/fileDigest.js';
 import { loadManifest, MANIFEST_FILE, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
-import { NOTES_FILE, NoteStore } from './noteStore.js';
+import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 
 const KEYWORD_FILE = 'keyword.jsonl';
@@ -81,8 +80,8 @@ export class IndexState {
     const generation = Math.max(this.generation, ...existing) + 1;
     const gen = path.join(this.dir, generationDir(generation));
     await rm(gen, { recursive: true, force: true });
-    const files: Record<string, FileDigest> = {};
-    files[NOTES_FILE] = await this.store.save(gen);
+    const notes = await this.store.save(gen);
+    const files: Record<string, FileDigest> = { ...notes.files };
     await this.keyword.settle();
     files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
     files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.toJSON());
@@ -100,6 +99,7 @@ export class IndexState {
     };
     await writeManifest(this.dir, manifest);
     this.generation = generation;
+    notes.commit();
     // The generation before this one stays: another process that read the old manifest a moment ago is loading it.
     const older = (await readdir(this.dir)).filter((e) => /^g\d+$/.test(e) && Number(e.slice(1)) < generation).sort();
     for (const entry of older.slice(0, -1)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
@@ -120,7 +120,7 @@ class IndexFileDamage extends Error {
 async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorIndexOptions) {
   const gen = path.join(dir, generationDir(manifest.generation));
   const listed = Object.entries(manifest.files);
-  for (const name of [NOTES_FILE, KEYWORD_FILE, GRAPH_FILE, `${VECTORS_DIR}/${VECTOR_HEADER}`]) {
+  for (const name of [NOTES_FILE, TEXTS_FILE, KEYWORD_FILE, GRAPH_FILE, `${VECTORS_DIR}/${VECTOR_HEADER}`]) {
     if (!manifest.files[name]) throw new IndexFileDamage(name, 'not listed in the manifest');
   }
   await Promise.all(listed.map(([name, digest]) => checkPresent(gen, name, digest)));
@@ -129,20 +129,22 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
     checkDigest(name, await digestBytes(bytes), manifest.files[name]);
     return bytes;
   };
+  // The text store is read a chunk at a time when shown, never whole: its digest is checked here, streaming.
+  const textsChecked = digestFile(path.join(gen, TEXTS_FILE)).then((digest) => checkDigest(TEXTS_FILE, digest, manifest.files[TEXTS_FILE]));
   const vectorFilesChecked = Promise.all(
     listed
       .filter(([name]) => name.startsWith(`${VECTORS_DIR}/`) && !checkedWhenLoaded(name.slice(VECTORS_DIR.length + 1)))
       .map(async ([name, digest]) => checkDigest(name, await digestFile(path.join(gen, name)), digest)),
   );
   const [store, keyword, graph, vectors] = await Promise.all([
-    readChecked(NOTES_FILE).then((bytes) => NoteStore.read(bytes)),
+    Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE))),
     readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
     readChecked(GRAPH_FILE).then((bytes) => LinkGraph.fromJSON(bytes.toString('utf8'))),
     vectorFilesChecked.then(() => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions)),
   ]);
   // Chunks with nothing to show are stored but neither searchable nor embedded.
   let searchable = 0;
-  for (const note of store.allNotes()) for (const chunk of note.chunks) if (hasShownText(chunk)) searchable++;
+  for (const note of store.allNotes()) for (const chunk of note.chunks) if (isShown(chunk)) searchable++;
   if (searchable !== keyword.size || searchable !== vectors.size) {
     throw new Error(`indices disagree: ${searchable} searchable chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
   }
@@ -168,7 +170,7 @@ function describeDamage(error: Error, gen: string): string {
   return `index files damaged (${error.message})`;
 }
 
-/** The notes file of the generation a manifest names (what vault adaptation mines its training pairs from). */
+/** The notes file of the generation a manifest names (what vault adaptation mines its training pairs from; its texts are beside it, see `textsFileBeside`). */
 export function notesFileOf(dir: string, manifest: { generation: number }): string {
   return path.join(dir, generationDir(manifest.generation), NOTES_FILE);
 }

@@ -6,8 +6,11 @@ import { writeFileAtomic } from './atomicWrite.js';
 import { isFileDigest, type FileDigest } from '../embedding/fileDigest.js';
 import { DEFAULT_JOURNAL_FILE_FORMAT } from '../parse/pageNames.js';
 
-/** Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. */
-export const SCHEMA_VERSION = 3;
+/**
+ * Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. 4: chunk texts
+ * in a text store beside the notes file (notes.texts.jsonl), read when shown.
+ */
+export const SCHEMA_VERSION = 4;
 export const MANIFEST_FILE = 'manifest.json';
 /** `IndexIdentity.embedding.table` of an index embedded with the model's own table, not one adapted to the vault. */
 export const SHIPPED_TABLE = 'shipped';

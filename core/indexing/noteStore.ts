@@ -1,17 +1,31 @@
 import path from 'node:path';
 import type { Chunk } from '../chunking/types.js';
+import { hasShownText } from '../chunking/shownText.js';
 import type { NoteLink } from '../parse/links.js';
 import type { GraphNote } from '../indices/graph/linkGraph.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { BlockTexts } from './blockTexts.js';
+import { readTexts, TextLineReader, textsFileBeside, textsLine, type ChunkTexts, type TextLocation } from './textStore.js';
 import type { FileDigest } from '../embedding/fileDigest.js';
 
 /**
- * A chunk as persisted: everything but what the note record already holds, and `content` (derivable); `displayText`
- * only when it differs from `text` (read it through `shownText`).
+ * A chunk as the index keeps it: everything but what the note record already holds, `content` and `overlap`
+ * (derivable) and its texts, which are in the generation's text store (read them through `NoteStore.texts`).
  */
-export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'title' | 'aliases' | 'frontmatter' | 'mtime' | 'displayText'> & { displayText?: string };
+export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'overlap' | 'title' | 'aliases' | 'frontmatter' | 'mtime' | 'text' | 'displayText'> & {
+  /** Where its texts are in the text store (-1 while they are still pending: put since the last save). */
+  textAt: number;
+  textBytes: number;
+  /** Set when the chunk has nothing to show (see `hasShownText`): stored and cited, but neither searchable nor embedded. */
+  blank?: true;
+};
+
+/**
+ * A chunk as the indexer hands it over: with its texts (`displayText` only when it differs from `text`); `overlap`,
+ * if given, is not kept (only `content` holds it, and that is embedded and indexed already).
+ */
+export type NewChunk = Omit<StoredChunk, 'textAt' | 'textBytes' | 'blank'> & ChunkTexts & { overlap?: string };
 
 /** One indexed note: file identity (to skip unchanged files), metadata, and its chunks. */
 export interface NoteRecord {
@@ -32,23 +46,45 @@ export interface NoteRecord {
   chunks: StoredChunk[];
 }
 
+/** A note record as the indexer makes it: its chunks carry their texts. */
+export type NewNoteRecord = Omit<NoteRecord, 'chunks'> & { chunks: NewChunk[] };
+
 export interface ChunkRef {
   note: NoteRecord;
   chunk: StoredChunk;
 }
 
 export const NOTES_FILE = 'notes.jsonl';
+/** The generation's text store (see textStore.ts). */
+export const TEXTS_FILE = path.basename(textsFileBeside(NOTES_FILE));
 
 export class NoteStoreCorruptError extends Error {}
 
-/** The indexed notes and their chunks, by path and by chunk id; persisted as one JSON line per note. */
+/** Texts are written to the text store in pieces of about this size. */
+const TEXT_PIECE_BYTES = 1 << 16;
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * The indexed notes and their chunks, by path and by chunk id; persisted as one JSON line per note, with the chunk
+ * texts in a text store beside it. Only what ranking and filters need stays in memory.
+ */
 export class NoteStore {
   private readonly notes = new Map<string, NoteRecord>();
   private readonly chunks = new Map<string, ChunkRef>();
+  /** Texts of the chunks put since the last save (a live update's): readable at once, written by the next save. */
+  private readonly pending = new Map<StoredChunk, ChunkTexts>();
+  /** The text store the saved chunks' locations point into: the generation loaded or last saved. */
+  private textsFile?: string;
+  /** One copy of each header path and tag list: most chunks of a note (and many notes) share theirs. */
+  private readonly lists = new Map<string, string[]>();
   /** Files that could not be indexed, with the reason (unreadable, binary...). */
   readonly failures = new Map<string, string>();
   /** Vault-wide block texts and who references them, kept in step with the records. */
   readonly blocks = new BlockTexts();
+
+  constructor(textsFile?: string) {
+    this.textsFile = textsFile;
+  }
 
   get noteCount(): number {
     return this.notes.size;
@@ -74,13 +110,17 @@ export class NoteStore {
     return this.notes.values();
   }
 
-  /** Adds or replaces a note; returns the ids of the chunks it replaced. */
-  put(record: NoteRecord): string[] {
-    const removed = this.delete(record.path);
-    this.notes.set(record.path, record);
-    for (const chunk of record.chunks) this.chunks.set(chunk.id, { note: record, chunk });
-    this.blocks.add(record);
-    this.failures.delete(record.path);
+  /** Adds or replaces a note, keeping its chunks' texts until the next save; returns the ids of the chunks it replaced. */
+  put(record: NewNoteRecord): string[] {
+    const texts: ChunkTexts[] = [];
+    const chunks = record.chunks.map(({ text, displayText, overlap: _overlap, ...chunk }) => {
+      const shown = displayText === undefined ? { text } : { text, displayText };
+      texts.push(shown);
+      return { ...chunk, textAt: -1, textBytes: 0, ...(hasShownText(shown) ? {} : { blank: true as const }) };
+    });
+    const stored: NoteRecord = { ...record, chunks };
+    const removed = this.add(stored);
+    chunks.forEach((chunk, i) => this.pending.set(chunk, texts[i]));
     return removed;
   }
 
@@ -89,7 +129,10 @@ export class NoteStore {
     const record = this.notes.get(notePath);
     if (!record) return [];
     this.notes.delete(notePath);
-    for (const chunk of record.chunks) this.chunks.delete(chunk.id);
+    for (const chunk of record.chunks) {
+      this.chunks.delete(chunk.id);
+      this.pending.delete(chunk);
+    }
     this.blocks.remove(record);
     return record.chunks.map((c) => c.id);
   }
@@ -97,25 +140,95 @@ export class NoteStore {
   clear(): void {
     this.notes.clear();
     this.chunks.clear();
+    this.pending.clear();
+    this.lists.clear();
     this.failures.clear();
     this.blocks.clear();
   }
 
-  /** Writes the store atomically, a line per note; returns the file's digest (recorded in the manifest). */
-  save(dir: string): Promise<FileDigest> {
-    const store = this;
-    return writeFileAtomic(
-      path.join(dir, NOTES_FILE),
-      (function* () {
-        yield `${JSON.stringify({ failures: Object.fromEntries(store.failures) })}\n`;
-        for (const record of store.notes.values()) yield `${JSON.stringify(record)}\n`;
-      })(),
-    );
+  /**
+   * The texts of these chunks, in order: read from the text store (one open for the lot), those put since the last
+   * save from memory. Where each one is is looked up now, before any await: a save meanwhile moves nothing read here.
+   */
+  texts(chunks: readonly StoredChunk[]): Promise<ChunkTexts[]> {
+    const file = this.textsFile;
+    const out: Array<ChunkTexts | undefined> = chunks.map((chunk) => this.pending.get(chunk));
+    const saved = chunks.flatMap((chunk, i) => (out[i] ? [] : [{ i, at: chunk.textAt, bytes: chunk.textBytes }]));
+    if (saved.length === 0) return Promise.resolve(out as ChunkTexts[]);
+    const lost = saved.find((s) => s.at < 0);
+    if (!file || lost) return Promise.reject(new Error(`the texts of chunk ${chunks[lost?.i ?? saved[0].i].id} are not in the index (removed meanwhile)`));
+    return readTexts(file, saved).then((read) => {
+      saved.forEach((s, j) => (out[s.i] = read[j]));
+      return out as ChunkTexts[];
+    });
   }
 
-  /** Loads what `save` wrote (its bytes, already checked against the manifest's digest). */
-  static async read(bytes: Uint8Array): Promise<NoteStore> {
-    const store = new NoteStore();
+  /**
+   * Writes the store into a generation folder, atomically file by file: the text store (pending texts, and the saved
+   * ones copied from the current text store), then the notes file pointing into it. `commit`, called once the
+   * manifest names the generation, moves reads to its text store and drops the pending texts it holds.
+   */
+  async save(dir: string): Promise<{ files: Record<string, FileDigest>; commit: () => void }> {
+    // What is saved is fixed now: a note put or removed while the files are written waits for the next save.
+    const records = [...this.notes.values()];
+    const pending = new Map(this.pending);
+    const failures = Object.fromEntries(this.failures);
+    const placed = new Map<StoredChunk, TextLocation>();
+    const textsFile = path.join(dir, TEXTS_FILE);
+    const texts = await writeFileAtomic(textsFile, this.textPieces(records, pending, placed));
+    const notes = await writeFileAtomic(
+      path.join(dir, NOTES_FILE),
+      (function* () {
+        yield `${JSON.stringify({ failures })}\n`;
+        for (const record of records) {
+          const chunks = record.chunks.map((chunk) => ({ ...chunk, textAt: placed.get(chunk)!.at, textBytes: placed.get(chunk)!.bytes }));
+          yield `${JSON.stringify({ ...record, chunks })}\n`;
+        }
+      })(),
+    );
+    const commit = () => {
+      for (const [chunk, { at, bytes }] of placed) {
+        chunk.textAt = at;
+        chunk.textBytes = bytes;
+        this.pending.delete(chunk);
+      }
+      this.textsFile = textsFile;
+    };
+    return { files: { [NOTES_FILE]: notes, [TEXTS_FILE]: texts }, commit };
+  }
+
+  /** The text store's bytes, in pieces of about TEXT_PIECE_BYTES; records where each chunk's line went in `placed`. */
+  private async *textPieces(records: NoteRecord[], pending: Map<StoredChunk, ChunkTexts>, placed: Map<StoredChunk, TextLocation>): AsyncGenerator<Buffer> {
+    const lines = this.textsFile === undefined ? undefined : new TextLineReader(this.textsFile);
+    let piece: Buffer[] = [];
+    let pieceBytes = 0;
+    let at = 0;
+    try {
+      for (const record of records) {
+        for (const chunk of record.chunks) {
+          const texts = pending.get(chunk);
+          if (!texts && (!lines || chunk.textAt < 0)) throw new Error(`the texts of chunk ${chunk.id} are missing`);
+          const line = texts ? textsLine(texts) : await lines!.line({ at: chunk.textAt, bytes: chunk.textBytes });
+          placed.set(chunk, { at, bytes: line.length });
+          at += line.length + 1;
+          piece.push(line, NEWLINE);
+          pieceBytes += line.length + 1;
+          if (pieceBytes >= TEXT_PIECE_BYTES) {
+            yield Buffer.concat(piece);
+            piece = [];
+            pieceBytes = 0;
+          }
+        }
+      }
+      if (piece.length) yield Buffer.concat(piece);
+    } finally {
+      await lines?.close();
+    }
+  }
+
+  /** Loads what `save` wrote: the notes file's bytes (already checked against the manifest's digest) and its text store. */
+  static async read(bytes: Uint8Array, textsFile: string): Promise<NoteStore> {
+    const store = new NoteStore(textsFile);
     let lineNumber = 0;
     let header = false;
     try {
@@ -131,7 +244,10 @@ export class NoteStore {
         }
         const record = value as NoteRecord;
         if (typeof record?.path !== 'string' || !Array.isArray(record.chunks)) throw new Error('not a note record');
-        store.put(record);
+        if (!record.chunks.every((c) => Number.isSafeInteger(c?.textAt) && c.textAt >= 0 && Number.isSafeInteger(c.textBytes) && c.textBytes >= 0)) {
+          throw new Error('a chunk without the place of its texts');
+        }
+        store.add(record);
       });
       if (!header) throw new Error('missing header line');
       store.blocks.takeChanged();
@@ -140,15 +256,44 @@ export class NoteStore {
     }
     return store;
   }
+
+  /** Adds or replaces a note whose chunks' texts are in place (loaded, or pending); returns the ids of the chunks it replaced. */
+  private add(record: NoteRecord): string[] {
+    const removed = this.delete(record.path);
+    for (const chunk of record.chunks) {
+      chunk.headerPath = this.shared(chunk.headerPath);
+      chunk.tags = this.shared(chunk.tags);
+      for (const part of chunk.parts ?? []) part.headerPath = this.shared(part.headerPath);
+    }
+    this.notes.set(record.path, record);
+    for (const chunk of record.chunks) this.chunks.set(chunk.id, { note: record, chunk });
+    this.blocks.add(record);
+    this.failures.delete(record.path);
+    return removed;
+  }
+
+  /** The one copy of a list of strings (never changed in place: shared by every chunk that has it). */
+  private shared(list: string[]): string[] {
+    const key = list.join('\0');
+    const known = this.lists.get(key);
+    if (known) return known;
+    this.lists.set(key, list);
+    return list;
+  }
+}
+
+/** Whether a chunk has text to show (see `hasShownText`): only such chunks are searchable and embedded. */
+export function isShown(chunk: Pick<StoredChunk, 'blank'>): boolean {
+  return chunk.blank !== true;
 }
 
 /** The links of all chunks of a note. */
-export function noteLinks(record: NoteRecord): NoteLink[] {
+export function noteLinks(record: { chunks: ReadonlyArray<Pick<StoredChunk, 'links'>> }): NoteLink[] {
   return record.chunks.flatMap((c) => c.links);
 }
 
 /** A note as the link graph takes it: its links, and its block ids and references (a `((uuid))` links to the block's note). */
-export function graphNoteOf(record: NoteRecord): GraphNote {
+export function graphNoteOf(record: Pick<NoteRecord, 'path' | 'title' | 'aliases'> & { chunks: ReadonlyArray<Pick<StoredChunk, 'links' | 'blockIds' | 'blockRefs'>> }): GraphNote {
   return {
     path: record.path,
     title: record.title,

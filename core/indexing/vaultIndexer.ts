@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Chunk, NoteChunker } from '../chunking/types.js';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
@@ -10,7 +11,9 @@ import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type
 import type { IndexListener, IndexPhase, IndexSummary } from '../contract/status.js';
 import type { IndexState } from './indexState.js';
 import { hasShownText } from '../chunking/shownText.js';
-import { graphNoteOf, type NoteRecord, type StoredChunk } from './noteStore.js';
+import { graphNoteOf, type NewChunk, type NewNoteRecord } from './noteStore.js';
+import { inOrderBounded } from './inOrderBounded.js';
+import { OutlineCache, OUTLINES_DIR } from './outlineCache.js';
 
 export interface VaultIndexerDeps {
   vaultPath: string;
@@ -28,12 +31,12 @@ export interface VaultIndexerDeps {
 }
 
 interface ChangedNote {
-  record: NoteRecord;
+  record: NewNoteRecord;
   chunks: Chunk[];
 }
 
-/** Notes read and chunked together (reads overlap the chunk worker's work) between two yields to the event loop. */
-const NOTES_PER_SLICE = 16;
+/** Notes read and chunked at once: enough to keep every chunk worker busy (reads overlap their work), few enough that memory stays flat. */
+const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
 /** Chunks added to the keyword index between two yields to the event loop (≈ 35 ms of work). */
@@ -54,9 +57,12 @@ export class VaultIndexer {
   links: readonly VaultLink[] = [];
   /** Changes applied since the last save (by `update`, or a `sync` that found differences). */
   private unsaved = false;
+  /** Notes' parse outlines by text hash: a re-chunk after a `[chunking]` change does not parse again. */
+  private readonly outlines: OutlineCache;
 
   constructor(private readonly deps: VaultIndexerDeps) {
     this.filter = createPathFilter(deps.scanOptions);
+    this.outlines = new OutlineCache(path.join(deps.state.dir, OUTLINES_DIR));
   }
 
   /** Full reconciliation: scans the whole vault, then applies every difference and persists. */
@@ -110,6 +116,7 @@ export class VaultIndexer {
       await this.deps.state.save();
       for (const note of this.deps.state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
       await this.deps.cache.save(live);
+      await this.outlines.retain(new Set(Array.from(this.deps.state.store.allNotes(), (note) => note.textHash)));
     } catch (error) {
       this.unsaved = true;
       throw error;
@@ -170,23 +177,21 @@ export class VaultIndexer {
       const changed: ChangedNote[] = [];
       const failedKnown: string[] = [];
       await timed('chunk', async () => {
-        for (let i = 0; i < batch.length; i += NOTES_PER_SLICE) {
-          progress('chunk', from + i, batch[i].path);
-          await yieldToEventLoop();
-          const slice = batch.slice(i, i + NOTES_PER_SLICE);
-          const results = await Promise.all(slice.map((entry) => this.readAndChunk(entry)));
-          results.forEach((result, j) => {
-            const entry = slice[j];
-            if ('failure' in result) {
-              failures.set(entry.path, result.failure);
-              if (state.store.note(entry.path)) failedKnown.push(entry.path);
-            } else {
-              if (result.changed) changed.push(result.changed);
-              else touched++;
-              if (result.warning) failures.set(entry.path, result.warning);
-            }
-          });
-        }
+        const results = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readAndChunk(entry), (done) => {
+          if (done % NOTES_IN_FLIGHT === 0) progress('chunk', from + done, batch[done]?.path);
+        });
+        results.forEach((result, j) => {
+          const entry = batch[j];
+          if ('failure' in result) {
+            failures.set(entry.path, result.failure);
+            if (state.store.note(entry.path)) failedKnown.push(entry.path);
+          } else {
+            if (result.changed) changed.push(result.changed);
+            else touched++;
+            if (result.warning) failures.set(entry.path, result.warning);
+          }
+        });
+        await this.outlines.flush();
       });
       await timed('index', () => this.applyText(changed, failedKnown));
       // Notes referencing blocks whose text this batch changed read them anew, before anything is embedded.
@@ -258,18 +263,14 @@ export class VaultIndexer {
     let chunked;
     try {
       const blockTexts = this.deps.state.store.blocks.textsFor(source.text);
-      chunked = await this.deps.chunker.chunk({
-        path: entry.path,
-        text: source.text,
-        mtimeMs: source.mtimeMs,
-        ...(Object.keys(blockTexts).length ? { blockTexts } : {}),
-        ...(this.deps.journalFormat ? { journalFormat: this.deps.journalFormat } : {}),
-      });
+      const journalFormat = this.deps.journalFormat;
+      const note = { path: entry.path, text: source.text, mtimeMs: source.mtimeMs, ...(Object.keys(blockTexts).length ? { blockTexts } : {}), ...(journalFormat ? { journalFormat } : {}) };
+      chunked = await this.deps.chunker.chunk(note, await this.outlines.useFor(textHash));
     } catch (error) {
       return { failure: (error as Error).message };
     }
     const { chunks, metadata, frontmatterError, warning, blockTexts } = chunked;
-    const record: NoteRecord = {
+    const record: NewNoteRecord = {
       path: entry.path,
       size: source.size,
       mtimeMs: source.mtimeMs,
@@ -388,7 +389,7 @@ function failureKey(failures: ReadonlyMap<string, string>): string {
   return JSON.stringify([...failures].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function storedChunk(chunk: Chunk): StoredChunk {
+function storedChunk(chunk: Chunk): NewChunk {
   const { docId: _docId, content: _content, title: _title, aliases: _aliases, frontmatter: _frontmatter, mtime: _mtime, displayText, ...stored } = chunk;
   // The shown text only where it differs: an ordinary vault's notes file does not hold every text twice.
   return displayText === chunk.text ? stored : { ...stored, displayText };

@@ -5,8 +5,8 @@ import { hasFilters, incompleteOperators, mergeFilters, normalisePathPrefix, nor
 import type { Embedder } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
-import { hasShownText, shownText } from '../chunking/shownText.js';
-import { noteTime, type ChunkRef } from '../indexing/noteStore.js';
+import { shownText } from '../chunking/shownText.js';
+import { isShown, noteTime, type ChunkRef, type StoredChunk } from '../indexing/noteStore.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { candidateDepth } from './ranking/depths.js';
 import { emptyExplanation } from './ranking/fusion.js';
@@ -54,7 +54,12 @@ export class QueryOrchestrator {
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
       const kept = hasFilters(filters) ? this.browse(filters) : [];
-      const results = kept.slice(offset, offset + k).map((ref, i) => this.resultOf(ref, 1 / (offset + i + 1), UNRANKED, null, about.highlightTerms, request.neighbours));
+      const results = await this.resultsOf(
+        kept.slice(offset, offset + k).map((ref, i) => ({ ref, score: 1 / (offset + i + 1), explain: UNRANKED })),
+        null,
+        about.highlightTerms,
+        request.neighbours,
+      );
       return { ...about, mode, results, expansions: [], tookMs: performance.now() - started, offset, total: kept.length, more: offset + results.length < kept.length };
     }
     const accept = this.acceptor(filters);
@@ -77,7 +82,8 @@ export class QueryOrchestrator {
       now: Date.now(),
     });
     const terms = questionTerms(query);
-    const results = ranked.slice(offset, offset + k).map((hit) => this.resultOf(store.chunk(hit.id)!, hit.score, hit.explain, terms, about.highlightTerms, request.neighbours));
+    const page = ranked.slice(offset, offset + k).map((hit) => ({ ref: store.chunk(hit.id)!, score: hit.score, explain: hit.explain }));
+    const results = await this.resultsOf(page, terms, about.highlightTerms, request.neighbours);
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }
 
@@ -91,7 +97,7 @@ export class QueryOrchestrator {
     const picks: ChunkRef[] = [];
     for (const note of this.state.store.allNotes()) {
       const admitted = note.chunks.filter((c) => accept(c.id));
-      const chunk = admitted.find(hasShownText) ?? admitted[0];
+      const chunk = admitted.find(isShown) ?? admitted[0];
       if (chunk) picks.push({ note, chunk });
     }
     return picks.sort((a, b) => noteTime(b.note) - noteTime(a.note) || (a.note.path < b.note.path ? -1 : 1));
@@ -117,28 +123,39 @@ export class QueryOrchestrator {
   }
 
   /**
-   * `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters alone listed it.
-   * `highlight`: the words its snippet marks.
+   * The page's results, their texts (and their neighbours', when asked) read from the index in one go: only the
+   * page's, never the ranked candidates'. `terms`: the query's words, to cite the part of a merged chunk they are in;
+   * null when filters alone listed it. `highlight`: the words a snippet marks.
    */
-  private resultOf(ref: ChunkRef, score: number, explain: Explanation, terms: readonly string[] | null, highlight: readonly string[], neighbours: boolean | undefined): SearchResult {
-    const summary = chunkSummary(ref);
-    const result: SearchResult = {
-      ...(terms ? citeQueriedPart(summary, terms) : citeOpeningPart(summary)),
-      snippet: buildSnippet(summary.text, highlight),
-      score,
-      tags: ref.chunk.tags,
-      modified: new Date(ref.note.mtimeMs).toISOString(),
-      explain,
-    };
-    if (neighbours) {
-      const before = ref.note.chunks[ref.chunk.index - 1];
-      const after = ref.note.chunks[ref.chunk.index + 1];
-      result.neighbours = {
-        ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }) } : {}),
-        ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }) } : {}),
+  private async resultsOf(
+    hits: ReadonlyArray<{ ref: ChunkRef; score: number; explain: Explanation }>,
+    terms: readonly string[] | null,
+    highlight: readonly string[],
+    neighbours: boolean | undefined,
+  ): Promise<SearchResult[]> {
+    const around = hits.map(({ ref }) => (neighbours ? { before: ref.note.chunks[ref.chunk.index - 1], after: ref.note.chunks[ref.chunk.index + 1] } : {}));
+    const wanted = [...hits.map(({ ref }) => ref.chunk), ...around.flatMap(({ before, after }) => [before, after].filter((c): c is StoredChunk => c !== undefined))];
+    const texts = await this.state.store.texts(wanted);
+    const shown = new Map(wanted.map((chunk, i) => [chunk, shownText(texts[i])]));
+    return hits.map(({ ref, score, explain }, i) => {
+      const summary = chunkSummary(ref, shown.get(ref.chunk)!);
+      const result: SearchResult = {
+        ...(terms ? citeQueriedPart(summary, terms) : citeOpeningPart(summary)),
+        snippet: buildSnippet(summary.text, highlight),
+        score,
+        tags: [...ref.chunk.tags],
+        modified: new Date(ref.note.mtimeMs).toISOString(),
+        explain,
       };
-    }
-    return result;
+      if (neighbours) {
+        const { before, after } = around[i];
+        result.neighbours = {
+          ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }, shown.get(before)!) } : {}),
+          ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }, shown.get(after)!) } : {}),
+        };
+      }
+      return result;
+    });
   }
 
   private acceptor(filters: SearchFilters): ((id: string) => boolean) | undefined {
@@ -166,18 +183,20 @@ export class QueryOrchestrator {
   }
 }
 
-export function chunkSummary({ note, chunk }: ChunkRef): ChunkSummary {
+/** A chunk as results cite it, with `text`: what it shows (read from the index: see `NoteStore.texts`). */
+export function chunkSummary({ note, chunk }: ChunkRef, text: string): ChunkSummary {
   return {
     chunkId: chunk.id,
     path: note.path,
     title: note.title,
-    headerPath: chunk.headerPath,
+    // A copy: the index shares one header path among the chunks that have it.
+    headerPath: [...chunk.headerPath],
     anchor: chunk.anchor,
     ...(chunk.parts ? { parts: chunk.parts } : {}),
     startLine: chunk.startLine,
     endLine: chunk.endLine,
     // What the chunk shows (no `key:: value`, `((uuid))`, macros or `#+BEGIN_`), line for line with its source.
-    text: shownText(chunk),
+    text,
   };
 }
 

@@ -71,10 +71,7 @@ export function searchChunks(index: ChunkPostings, titles: TitleKeys, query: str
 
   const best = new BestOf<Candidate>(limit, (a, b) => compareTiered(a, b, (c) => index.idOf(c.doc)!));
   const exact = new Set<number>();
-  for (const id of titles.ids(normalizeExactKey(query))) {
-    const doc = index.shortIdOf(id);
-    if (doc !== undefined && filter.accepts(doc)) exact.add(doc);
-  }
+  for (const doc of titles.docs(normalizeExactKey(query))) if (filter.accepts(doc)) exact.add(doc);
   const rank = (doc: number): Candidate => {
     // MiniSearch multiplies by the number of query terms matched; here by query slots, so a prefix completion
     // or typo correction does not count as a second matched word.

@@ -65,34 +65,37 @@ function baseName(path: string): string {
   return file.replace(/\.(md|markdown)$/i, '');
 }
 
-/** Chunk ids by exact title key, and back. */
+/**
+ * Chunks (by MiniSearch short id, the index's one compact number for a chunk) by exact title key, and back. Short
+ * ids rather than chunk ids: the chunk id strings are held once, by MiniSearch.
+ */
 export class TitleKeys {
-  private readonly idsByKey = new Map<string, Set<string>>();
-  private readonly keysById = new Map<string, string[]>();
+  private readonly docsByKey = new Map<string, Set<number>>();
+  private readonly keysByDoc = new Map<number, string[]>();
 
-  ids(key: string): Iterable<string> {
-    return this.idsByKey.get(key) ?? [];
+  docs(key: string): Iterable<number> {
+    return this.docsByKey.get(key) ?? [];
   }
 
-  add(key: string, id: string): void {
-    let ids = this.idsByKey.get(key);
-    if (!ids) this.idsByKey.set(key, (ids = new Set()));
-    ids.add(id);
-    const keys = this.keysById.get(id);
-    if (!keys) this.keysById.set(id, [key]);
+  add(key: string, doc: number): void {
+    let docs = this.docsByKey.get(key);
+    if (!docs) this.docsByKey.set(key, (docs = new Set()));
+    docs.add(doc);
+    const keys = this.keysByDoc.get(doc);
+    if (!keys) this.keysByDoc.set(doc, [key]);
     else if (!keys.includes(key)) keys.push(key);
   }
 
-  discard(id: string): void {
-    for (const key of this.keysById.get(id) ?? []) {
-      const ids = this.idsByKey.get(key);
-      ids?.delete(id);
-      if (ids?.size === 0) this.idsByKey.delete(key);
+  discard(doc: number): void {
+    for (const key of this.keysByDoc.get(doc) ?? []) {
+      const docs = this.docsByKey.get(key);
+      docs?.delete(doc);
+      if (docs?.size === 0) this.docsByKey.delete(key);
     }
-    this.keysById.delete(id);
+    this.keysByDoc.delete(doc);
   }
 
-  entries(): Array<[string, string[]]> {
-    return [...this.idsByKey].map(([key, ids]): [string, string[]] => [key, [...ids]]);
+  entries(): Array<[string, number[]]> {
+    return [...this.docsByKey].map(([key, docs]): [string, number[]] => [key, [...docs]]);
   }
 }

@@ -54,7 +54,8 @@ export class KeywordIndex {
     for (const doc of docs) {
       if (this.index.has(doc.id)) this.discard(doc.id);
       this.index.add(doc);
-      for (const key of titleKeysOf(doc)) this.titles.add(key, doc.id);
+      const shortId = this.index.shortIdOf(doc.id)!;
+      for (const key of titleKeysOf(doc)) this.titles.add(key, shortId);
     }
   }
 
@@ -72,7 +73,7 @@ export class KeywordIndex {
   }
 
   private discard(id: string): void {
+    this.titles.discard(this.index.shortIdOf(id)!);
     this.index.discard(id);
-    this.titles.discard(id);
   }
 }

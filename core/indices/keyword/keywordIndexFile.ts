@@ -2,7 +2,7 @@
  * The keyword index file: lines of JSON, a header first (format, version, term count, the title map and
  * MiniSearch's document tables), then the postings, a few thousand terms a line, each term's postings per field
  * as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for long
- * nor needs one giant string.
+ * nor needs one giant string. Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
  */
 import type { AsPlainObject } from 'minisearch';
 import { eachLine } from '../lineFile.js';
@@ -26,7 +26,8 @@ const TERMS_PER_LINE = 2000;
 export function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): Generator<string> {
   // plain() drops stale postings first, so the term count is taken after it.
   const miniSearch = index.plain();
-  const header = { format: FORMAT, version: FORMAT_VERSION, terms: index.termCount, titles: titles.entries(), miniSearch };
+  const titleMap = titles.entries().map(([key, docs]) => [key, docs.map((doc) => index.idOf(doc)!)]);
+  const header = { format: FORMAT, version: FORMAT_VERSION, terms: index.termCount, titles: titleMap, miniSearch };
   yield `${JSON.stringify(header)}\n`;
   let piece: Array<Array<string | number>> = [];
   for (const row of postingRows(index)) {
@@ -93,23 +94,34 @@ function fromHeader(parsed: unknown): { index: ChunkPostings; titles: TitleKeys;
   return { index, titles: loadTitles(data.titles, index), terms: data.terms };
 }
 
+/** One line's postings: decoded from base64 into one buffer they share (no string or buffer per term is kept). */
 function loadPostings(index: ChunkPostings, rows: unknown[]): void {
-  const reader = new VarintReader();
   const fieldCount = FIELDS.length;
+  let bytes = 0;
   for (const row of rows) {
     if (!Array.isArray(row) || typeof row[0] !== 'string' || row.length < 3 || row.length % 2 === 0) {
       throw new KeywordIndexCorruptError('keyword index postings are damaged');
     }
-    const fields: TermPostings = new Map();
     for (let i = 1; i < row.length; i += 2) {
       const fieldId = row[i] as unknown;
       const encoded = row[i + 1] as unknown;
       if (typeof fieldId !== 'number' || !Number.isInteger(fieldId) || fieldId < 0 || fieldId >= fieldCount || typeof encoded !== 'string') {
         throw new KeywordIndexCorruptError('keyword index postings are damaged');
       }
-      fields.set(fieldId, new LazyPostings(encoded, index.idLimit, reader));
+      bytes += Buffer.byteLength(encoded, 'base64');
     }
-    index.setTerm(row[0], fields);
+  }
+  const arena = Buffer.allocUnsafeSlow(bytes);
+  const reader = new VarintReader();
+  let offset = 0;
+  for (const row of rows as Array<Array<string | number>>) {
+    const fields: TermPostings = new Map();
+    for (let i = 1; i < row.length; i += 2) {
+      const start = offset;
+      offset += arena.write(row[i + 1] as string, offset, 'base64');
+      fields.set(row[i] as number, new LazyPostings(arena, start, offset, index.idLimit, reader));
+    }
+    index.setTerm(row[0] as string, fields);
   }
 }
 
@@ -121,8 +133,9 @@ function loadTitles(titles: unknown, index: ChunkPostings): TitleKeys {
       throw new KeywordIndexCorruptError('keyword index title map is damaged');
     }
     for (const id of entry[1] as unknown[]) {
-      if (typeof id !== 'string' || !index.has(id)) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
-      keys.add(entry[0], id);
+      const doc = typeof id === 'string' ? index.shortIdOf(id) : undefined;
+      if (doc === undefined) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
+      keys.add(entry[0], doc);
     }
   }
   return keys;
@@ -162,29 +175,33 @@ class VarintWriter {
 }
 
 /**
- * The postings of one term in one field, decoded on first use. Loading a saved index then builds only the
- * postings that queries and updates touch, instead of millions of map entries up front (the bulk of the load
- * time and its garbage collection on a large vault). The encoding is checked when loaded, so damage is still
- * found at load.
+ * The postings of one term in one field, decoded on first use from its varint bytes (a range of a buffer shared
+ * with the other terms of its line). Loading a saved index then builds only the postings that queries and updates
+ * touch, instead of millions of map entries up front (the bulk of the load time and its garbage collection on a
+ * large vault). The encoding is checked when loaded, so damage is still found at load.
  */
 class LazyPostings extends Map<number, number> {
-  private encoded: string | undefined;
+  private encoded: Uint8Array | undefined;
 
   constructor(
-    encoded: string,
+    encoded: Uint8Array,
+    private start: number,
+    private end: number,
     private readonly idLimit: number,
     reader: VarintReader,
   ) {
     super();
-    reader.checkPostings(encoded, idLimit);
+    reader.checkPostings(encoded, start, end, idLimit);
     this.encoded = encoded;
   }
 
   private decoded(): this {
     if (this.encoded !== undefined) {
       const encoded = this.encoded;
+      // Dropped first: Map's set (overridden) must not decode again.
       this.encoded = undefined;
-      for (const [doc, frequency] of new VarintReader().decodePostings(encoded, this.idLimit)) super.set(doc, frequency);
+      new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => super.set(doc, frequency));
+      this.start = this.end = 0;
     }
     return this;
   }
@@ -228,39 +245,38 @@ class LazyPostings extends Map<number, number> {
   }
 }
 
+/** Reads the varint postings in bytes `start .. end - 1` of a buffer. */
 class VarintReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private offset = 0;
+  private end = 0;
 
-  decodePostings(encoded: string, idLimit: number): Map<number, number> {
-    this.bytes = Buffer.from(encoded, 'base64');
-    this.offset = 0;
-    const postings = new Map<number, number>();
+  decodePostings(bytes: Uint8Array, start: number, end: number, idLimit: number, each: (doc: number, frequency: number) => void): void {
+    this.seek(bytes, start, end);
     let doc = 0;
-    while (this.offset < this.bytes.length) {
+    while (this.offset < end) {
       doc += this.read();
       const frequency = this.read();
       if (doc >= idLimit || frequency === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
-      postings.set(doc, frequency);
+      each(doc, frequency);
     }
-    return postings;
   }
 
   /** Walks the encoding without building anything: throws KeywordIndexCorruptError on damage. */
-  checkPostings(encoded: string, idLimit: number): void {
-    this.bytes = Buffer.from(encoded, 'base64');
-    this.offset = 0;
-    let doc = 0;
-    while (this.offset < this.bytes.length) {
-      doc += this.read();
-      if (doc >= idLimit || this.read() === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
-    }
+  checkPostings(bytes: Uint8Array, start: number, end: number, idLimit: number): void {
+    this.decodePostings(bytes, start, end, idLimit, () => {});
+  }
+
+  private seek(bytes: Uint8Array, start: number, end: number): void {
+    this.bytes = bytes;
+    this.offset = start;
+    this.end = end;
   }
 
   private read(): number {
     let value = 0;
     for (let shift = 0; ; shift += 7) {
-      if (this.offset >= this.bytes.length || shift > 28) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      if (this.offset >= this.end || shift > 28) throw new KeywordIndexCorruptError('keyword index postings are damaged');
       const byte = this.bytes[this.offset++]!;
       value += (byte & 0x7f) * 2 ** shift;
       if (byte < 0x80) return value;

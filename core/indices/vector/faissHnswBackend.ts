@@ -36,6 +36,7 @@ export interface LoadedGraph {
 export class FaissHnswEngine implements SearchEngine {
   readonly backend = 'faiss';
   readonly kind = 'hnsw';
+  readonly quantised = false;
   private graph: FaissIndex | null = null;
   /** Graph label -> id; null marks a tombstone. */
   private graphIds: Array<string | null> = [];
@@ -173,13 +174,8 @@ export class FaissHnswEngine implements SearchEngine {
     if (this.pending.size === 0) return [];
     const labels = [...this.pending].map((id) => this.store.labelOf(id) as number).sort((a, b) => a - b);
     const top = new TopK(Math.min(k, labels.length));
-    const data = this.store.data();
-    const d = this.store.dims;
     for (const label of labels) {
-      let dot = 0;
-      const offset = label * d;
-      for (let j = 0; j < d; j++) dot += data[offset + j] * query[j];
-      const score = Math.fround(dot);
+      const score = this.store.score(label, query);
       if (score <= top.threshold) continue;
       if (accept && !accept(this.store.idAt(label))) continue;
       top.offer(score, label);

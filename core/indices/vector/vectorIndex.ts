@@ -1,4 +1,4 @@
-import { FAISS_FLAT_FOURCC, FaissFlatEngine } from './faissFlatBackend.js';
+import { FAISS_FLAT_FOURCC, FAISS_SQ8_FOURCC, FaissFlatEngine } from './faissFlatBackend.js';
 import { FAISS_HNSW_FOURCC, FaissHnswEngine } from './faissHnswBackend.js';
 import { faissStatus, requireFaiss, type FaissModule } from './faissRuntime.js';
 import { TsFlatEngine } from './flatBackend.js';
@@ -16,7 +16,15 @@ export interface VectorIndexOptions {
   kind: 'auto' | VectorIndexKind;
   /** With kind 'auto', the index switches to HNSW at this many vectors. */
   hnswThreshold: number;
+  /**
+   * A faiss flat index holds 8-bit codes of the vectors from this many on (a quarter of the memory), re-scoring
+   * its best candidates exactly; default QUANTISE_THRESHOLD.
+   */
+  quantiseThreshold?: number;
 }
+
+/** Below this an exact float index is small (about 30 MB at 384 dimensions) and its scores need no re-scoring. */
+export const QUANTISE_THRESHOLD = 20_000;
 
 export interface VectorIndex {
   /** Which backend is really active. */
@@ -44,13 +52,14 @@ interface ResolvedOptions {
   backend: VectorBackendName;
   kind: 'auto' | VectorIndexKind;
   hnswThreshold: number;
+  quantiseThreshold: number;
   faiss: FaissModule | null;
 }
 
 export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
   const resolved = resolveOptions(options);
   const store = new VectorStore(resolved.dims);
-  return new StoreBackedVectorIndex(store, resolved, kindFor(resolved, 0, undefined));
+  return new StoreBackedVectorIndex(store, resolved, layoutFor(resolved, 0, undefined));
 }
 
 /** Loads what `save` wrote; throws VectorIndexCorruptError on missing, truncated or inconsistent files. */
@@ -58,12 +67,13 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions):
   const resolved = resolveOptions(options);
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
   const store = VectorStore.fromRows(resolved.dims, header.ids, vectors);
-  const kind = kindFor(resolved, store.size, header.kind);
+  const layout = layoutFor(resolved, store.size, { kind: header.kind, quantised: false });
   let native: NativeIndex | null = null;
-  if (resolved.faiss && kind === header.kind && header.backend === 'faiss') {
-    native = await readNativeIndex(resolved.faiss, dir, header, kind === 'hnsw' ? FAISS_HNSW_FOURCC : FAISS_FLAT_FOURCC);
+  if (resolved.faiss && layout.kind === header.kind && header.backend === 'faiss') {
+    // A saved faiss file of the other form (exact or 8-bit) fails the type check and is rebuilt.
+    native = await readNativeIndex(resolved.faiss, dir, header, nativeFourcc(layout));
   }
-  return new StoreBackedVectorIndex(store, resolved, kind, native ?? undefined);
+  return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined);
 }
 
 class StoreBackedVectorIndex implements VectorIndex {
@@ -73,10 +83,10 @@ class StoreBackedVectorIndex implements VectorIndex {
   constructor(
     private readonly store: VectorStore,
     private readonly options: ResolvedOptions,
-    kind: VectorIndexKind,
+    layout: Layout,
     native?: NativeIndex,
   ) {
-    this.engine = createEngine(options, store, kind, native);
+    this.engine = createEngine(options, store, layout, native);
   }
 
   get backend(): VectorBackendName {
@@ -170,8 +180,8 @@ class StoreBackedVectorIndex implements VectorIndex {
   }
 
   private switchKindIfDue(): void {
-    const kind = kindFor(this.options, this.store.size, this.engine.kind);
-    if (kind !== this.engine.kind) this.engine = createEngine(this.options, this.store, kind);
+    const layout = layoutFor(this.options, this.store.size, this.engine);
+    if (layout.kind !== this.engine.kind || layout.quantised !== this.engine.quantised) this.engine = createEngine(this.options, this.store, layout);
   }
 
   private checkVector(vector: Float32Array, what: string): void {
@@ -191,9 +201,10 @@ function compareVectorHits(a: VectorHit, b: VectorHit): number {
 }
 
 function resolveOptions(options: VectorIndexOptions): ResolvedOptions {
-  const { dims, hnswThreshold } = options;
+  const { dims, hnswThreshold, quantiseThreshold = QUANTISE_THRESHOLD } = options;
   if (!Number.isSafeInteger(dims) || dims < 1) throw new Error(`Vector index dims must be a positive integer, got ${dims}`);
   if (!(hnswThreshold >= 1)) throw new Error(`Vector index hnswThreshold must be at least 1, got ${hnswThreshold}`);
+  if (!(quantiseThreshold >= 1)) throw new Error(`Vector index quantiseThreshold must be at least 1, got ${quantiseThreshold}`);
   let faiss: FaissModule | null = null;
   if (options.backend === 'faiss') faiss = requireFaiss();
   else if (options.backend === 'auto' && faissStatus().available) faiss = requireFaiss();
@@ -202,7 +213,20 @@ function resolveOptions(options: VectorIndexOptions): ResolvedOptions {
     if (options.backend === 'flat') throw new Error('Vector index kind "hnsw" needs the faiss backend, not "flat"');
     kind = 'flat'; // backend 'auto' without faiss: exact search is the only option
   }
-  return { dims, backend: faiss ? 'faiss' : 'flat', kind, hnswThreshold, faiss };
+  return { dims, backend: faiss ? 'faiss' : 'flat', kind, hnswThreshold, quantiseThreshold, faiss };
+}
+
+/** The search structure an index of this size gets: its kind, and for a faiss flat index whether it is 8-bit. */
+interface Layout {
+  kind: VectorIndexKind;
+  quantised: boolean;
+}
+
+function layoutFor(options: ResolvedOptions, size: number, current: Layout | undefined): Layout {
+  const kind = kindFor(options, size, current?.kind);
+  // Hysteresis as for HNSW: an index hovering at the threshold must not rebuild its faiss index on every change.
+  const threshold = current?.quantised ? options.quantiseThreshold / 2 : options.quantiseThreshold;
+  return { kind, quantised: options.backend === 'faiss' && kind === 'flat' && size >= threshold };
 }
 
 function kindFor(options: ResolvedOptions, size: number, current: VectorIndexKind | undefined): VectorIndexKind {
@@ -214,9 +238,13 @@ function kindFor(options: ResolvedOptions, size: number, current: VectorIndexKin
   return 'flat';
 }
 
-function createEngine(options: ResolvedOptions, store: VectorStore, kind: VectorIndexKind, native?: NativeIndex): SearchEngine {
+function nativeFourcc(layout: Layout): string {
+  return layout.kind === 'hnsw' ? FAISS_HNSW_FOURCC : layout.quantised ? FAISS_SQ8_FOURCC : FAISS_FLAT_FOURCC;
+}
+
+function createEngine(options: ResolvedOptions, store: VectorStore, layout: Layout, native?: NativeIndex): SearchEngine {
   if (!options.faiss) return new TsFlatEngine(store);
-  if (kind === 'hnsw') return new FaissHnswEngine(options.faiss, store, native && { graph: native.index, rows: native.rows });
+  if (layout.kind === 'hnsw') return new FaissHnswEngine(options.faiss, store, native && { graph: native.index, rows: native.rows });
   // A flat index always mirrors the rows; a row map would mean it does not.
-  return new FaissFlatEngine(options.faiss, store, native && !native.rows ? native.index : undefined);
+  return new FaissFlatEngine(options.faiss, store, layout.quantised, native && !native.rows ? native.index : undefined);
 }

@@ -60,6 +60,16 @@ export class VectorStore {
     return this.matrix.subarray(label * this.dims, (label + 1) * this.dims);
   }
 
+  /** The exact inner product of a row with `query`, rounded to float32 like faiss's scores so near-equal scores tie alike. */
+  score(label: number, query: Float32Array): number {
+    const d = this.dims;
+    const offset = label * d;
+    const matrix = this.matrix;
+    let dot = 0;
+    for (let j = 0; j < d; j++) dot += matrix[offset + j] * query[j];
+    return Math.fround(dot);
+  }
+
   /** Appends new ids (the caller removed existing ones first); returns the first new label. */
   append(entries: ReadonlyArray<readonly [string, Float32Array]>): number {
     const first = this.rows;

@@ -26,6 +26,8 @@ export interface NativeIndexWriter {
 export interface SearchEngine {
   readonly backend: VectorBackendName;
   readonly kind: VectorIndexKind;
+  /** Whether it searches 8-bit codes of the vectors (re-scoring its best candidates exactly). */
+  readonly quantised: boolean;
   /** Rows `from .. store.size - 1` were appended. */
   appended(from: number): void;
   /** These rows (ascending, numbered before compaction) and ids were removed and the store compacted. */

@@ -1,0 +1,91 @@
+// The chunk texts of an index generation, kept on disk rather than in the heap: one JSON line per chunk
+// (`[text]`, or `[text, displayText]` when they differ), addressed by byte offset and length from the notes file.
+// Only what a result, snippet, answer or section listing shows is read, when it is shown.
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+
+/** A chunk's texts: `displayText` only when it differs from `text` (read what it shows through `shownText`). */
+export interface ChunkTexts {
+  text: string;
+  displayText?: string;
+}
+
+/** Where a chunk's texts are in a text store file: its line's byte offset and length (without the newline). */
+export interface TextLocation {
+  at: number;
+  bytes: number;
+}
+
+export class TextStoreCorruptError extends Error {}
+
+/** Bytes read at once when a text store is read through (mostly in order). */
+const WINDOW_BYTES = 1 << 20;
+
+/** The text store of a notes file: beside it, named after it (`notes.jsonl` → `notes.texts.jsonl`). */
+export function textsFileBeside(notesFile: string): string {
+  return path.join(path.dirname(notesFile), `${path.basename(notesFile).replace(/\.jsonl$/, '')}.texts.jsonl`);
+}
+
+/** A chunk's line in a text store. */
+export function textsLine(texts: ChunkTexts): Buffer {
+  return Buffer.from(JSON.stringify(texts.displayText === undefined ? [texts.text] : [texts.text, texts.displayText]));
+}
+
+/** Decodes a chunk's line; a line that is not one throws TextStoreCorruptError (the file changed under the index). */
+export function parseTextsLine(bytes: Uint8Array, file: string, at: number): ChunkTexts {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  const strings = Array.isArray(value) && (value.length === 1 || value.length === 2) && value.every((v) => typeof v === 'string');
+  if (!strings) throw new TextStoreCorruptError(`${path.basename(file)} at byte ${at}: not a chunk's texts`);
+  const [text, displayText] = value as string[];
+  return displayText === undefined ? { text } : { text, displayText };
+}
+
+/** Reads the texts at these locations of a text store file (one open for the lot). */
+export async function readTexts(file: string, locations: readonly TextLocation[]): Promise<ChunkTexts[]> {
+  if (locations.length === 0) return [];
+  const handle = await open(file, 'r');
+  try {
+    return await Promise.all(
+      locations.map(async ({ at, bytes }) => {
+        const buffer = Buffer.allocUnsafe(bytes);
+        const { bytesRead } = await handle.read(buffer, 0, bytes, at);
+        return parseTextsLine(buffer.subarray(0, bytesRead), file, at);
+      }),
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads raw lines of a text store file through a window of bytes (copying them into the next generation's file,
+ * mining a whole index): lines asked for in ascending order, as notes keep theirs, are read a megabyte at a time.
+ */
+export class TextLineReader {
+  private handle?: FileHandle;
+  private window = Buffer.alloc(0);
+  private windowAt = 0;
+
+  constructor(private readonly file: string) {}
+
+  async line({ at, bytes }: TextLocation): Promise<Buffer> {
+    if (at < this.windowAt || at + bytes > this.windowAt + this.window.length) {
+      this.handle ??= await open(this.file, 'r');
+      const buffer = Buffer.allocUnsafe(Math.max(bytes, WINDOW_BYTES));
+      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, at);
+      if (bytesRead < bytes) throw new TextStoreCorruptError(`${path.basename(this.file)} at byte ${at}: ends before the chunk's texts`);
+      this.window = buffer.subarray(0, bytesRead);
+      this.windowAt = at;
+    }
+    return this.window.subarray(at - this.windowAt, at - this.windowAt + bytes);
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close();
+  }
+}

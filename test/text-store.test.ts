@@ -1,0 +1,95 @@
+// The note store keeps chunk texts on disk (core/indexing/textStore.ts): pending in memory until a save, then read
+// from the generation's text store; a save copies the saved texts into the next generation's; damage is detected.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { NOTES_FILE, NoteStore, NoteStoreCorruptError, TEXTS_FILE, type NewNoteRecord } from '../core/indexing/noteStore.js';
+import { TextStoreCorruptError } from '../core/indexing/textStore.js';
+
+function note(name: string, texts: Array<{ text: string; displayText?: string }>): NewNoteRecord {
+  return {
+    path: `${name}.md`,
+    size: 1,
+    mtimeMs: 1,
+    textHash: name,
+    title: name,
+    aliases: [],
+    tags: [],
+    frontmatter: {},
+    chunks: texts.map((t, index) => ({
+      id: `${name}.md#${index}@abc`,
+      index,
+      headerPath: [name],
+      level: 1,
+      anchor: name,
+      sub: null,
+      start: 0,
+      end: 1,
+      startLine: index + 1,
+      endLine: index + 1,
+      tokenCount: 1,
+      hash: `${name}${index}`,
+      tags: ['#shared'],
+      links: [],
+      ...t,
+    })),
+  };
+}
+
+describe('the text store of the note store', () => {
+  let root: string;
+  before(async () => (root = await mkdtemp(path.join(os.tmpdir(), 'cairn-text-store-'))));
+  after(() => rm(root, { recursive: true, force: true }));
+
+  const textsOf = async (store: NoteStore, notePath: string) => store.texts(store.note(notePath)!.chunks);
+
+  it('pending texts read from memory; after a save, from the generation file; later saves copy them forward', async () => {
+    const store = new NoteStore();
+    store.put(note('a', [{ text: 'alpha one' }, { text: 'key:: v\nalpha two', displayText: '\nalpha two' }, { text: '-' }]));
+    assert.deepEqual(await textsOf(store, 'a.md'), [{ text: 'alpha one' }, { text: 'key:: v\nalpha two', displayText: '\nalpha two' }, { text: '-' }]);
+    assert.deepEqual(store.note('a.md')!.chunks.map((c) => c.blank === true), [false, false, true], 'a chunk with nothing to show is marked');
+    assert.equal(store.note('a.md')!.chunks[0].tags, store.note('a.md')!.chunks[1].tags, 'tag lists are shared');
+
+    const g1 = path.join(root, 'g1');
+    const first = await store.save(g1);
+    first.commit();
+    assert.ok(store.note('a.md')!.chunks.every((c) => c.textAt >= 0 && !('text' in c)), 'saved chunks hold a place, not their text');
+    assert.deepEqual(await textsOf(store, 'a.md'), [{ text: 'alpha one' }, { text: 'key:: v\nalpha two', displayText: '\nalpha two' }, { text: '-' }]);
+
+    // A live update: searchable at once, from memory; a read begun before the next save's commit reads g1 whole.
+    store.put(note('b', [{ text: 'beta ünïcödé 🙂' }]));
+    assert.deepEqual(await textsOf(store, 'b.md'), [{ text: 'beta ünïcödé 🙂' }]);
+    const g2 = path.join(root, 'g2');
+    const second = await store.save(g2);
+    const during = textsOf(store, 'a.md');
+    second.commit();
+    assert.deepEqual((await during).map((t) => t.text), ['alpha one', 'key:: v\nalpha two', '-']);
+    await rm(g1, { recursive: true });
+    assert.deepEqual(await textsOf(store, 'b.md'), [{ text: 'beta ünïcödé 🙂' }]);
+    assert.deepEqual((await textsOf(store, 'a.md')).map((t) => t.text), ['alpha one', 'key:: v\nalpha two', '-']);
+
+    const loaded = await NoteStore.read(await readFile(path.join(g2, NOTES_FILE)), path.join(g2, TEXTS_FILE));
+    assert.deepEqual(await textsOf(loaded, 'b.md'), [{ text: 'beta ünïcödé 🙂' }]);
+    assert.deepEqual(await textsOf(loaded, 'a.md'), await textsOf(store, 'a.md'));
+    assert.equal(loaded.note('a.md')!.chunks[2].blank, true);
+  });
+
+  it('a text store damaged under an open index throws TextStoreCorruptError when read; a notes file without text places is corrupt', async () => {
+    const store = new NoteStore();
+    store.put(note('c', [{ text: 'gamma' }, { text: 'delta' }]));
+    const gen = path.join(root, 'g3');
+    (await store.save(gen)).commit();
+    const texts = path.join(gen, TEXTS_FILE);
+    const bytes = await readFile(texts);
+    bytes[0] = 0x7b; // `{`: the line no longer decodes
+    await writeFile(texts, bytes);
+    await assert.rejects(textsOf(store, 'c.md'), TextStoreCorruptError);
+    await writeFile(texts, bytes.subarray(0, 3));
+    await assert.rejects(textsOf(store, 'c.md'), TextStoreCorruptError);
+
+    const notes = (await readFile(path.join(gen, NOTES_FILE), 'utf8')).replace(/"textAt":\d+,/, '');
+    await assert.rejects(NoteStore.read(Buffer.from(notes), texts), NoteStoreCorruptError);
+  });
+});
