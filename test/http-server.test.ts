@@ -1,3 +1,4 @@
+// Over 400 lines: the whole browser-mode contract (session, token, Host/Origin, routes, validation) in one place.
 // The browser-mode HTTP server against a recording CairnApi (test/support/recordingApi.ts): who gets in (token, Host, Origin), what it sends
 // (CSP, content types), and that api calls and events travel intact.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// Over 400 lines: every keyword-index behaviour (tiers, typos, prefixes, filters, save and load) against one real index.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -1,3 +1,4 @@
+// Over 400 lines: each vector backend (flat, faiss, HNSW, 8-bit) runs the same suites.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -1,3 +1,4 @@
+// Over 400 lines: CairnVault is the one object an open vault is; its parts (indexing, adaptation, related notes, texts) live in their own modules and this file only delegates.
 // An open vault and the operations on it (index, update, search, note lookups, adaptation): what the app's use cases,
 // the CLI's vault commands, tests and benchmarks work with.
 import { mkdir, stat } from 'node:fs/promises';

