@@ -1,9 +1,8 @@
 // The heavy half of engine.bench.ts, in a process of its own: index, rebuild and query latency on a real vault.
 // Its data folder is then used by the parent for the ready-to-query measurement.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { IndexSummary } from '../core/app/index.js';
 import type { SearchMode } from '../core/contract/search.js';
-import { argValue, mb, openVault, percentile, random, rssSampler } from './support.js';
+import { argValue, mb, openVault, percentile, random, rssSampler, withLoopHold } from './support.js';
 
 const args = process.argv.slice(2);
 const vault = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'));
@@ -15,17 +14,7 @@ const queryCount = Number(argValue(args, '--queries') ?? 300);
 const dataDir = argValue(args, '--data-dir')!;
 const rss = rssSampler();
 
-// How long the event loop was held at once: searches (and the server in browser mode) wait that long.
-const loopDelay = monitorEventLoopDelay({ resolution: 10 });
-const withLoopDelay = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
-  loopDelay.reset();
-  loopDelay.enable();
-  try {
-    return [await work(), loopDelay.max / 1e6];
-  } finally {
-    loopDelay.disable();
-  }
-};
+// withLoopHold: how long the event loop was held at once (searches, and the server in browser mode, wait that long).
 
 const describe = (label: string, s: IndexSummary, heldMs: number) => {
   const p = s.phaseSeconds;
@@ -34,9 +23,9 @@ const describe = (label: string, s: IndexSummary, heldMs: number) => {
 };
 
 const opened = await openVault(vault, dataDir);
-describe('cold index', ...(await withLoopDelay(() => opened.index())));
-describe('warm rebuild', ...(await withLoopDelay(() => opened.rebuild(() => {}, 'benchmark'))));
-describe('reconcile', ...(await withLoopDelay(() => opened.index())));
+describe('cold index', ...(await withLoopHold(() => opened.index())));
+describe('warm rebuild', ...(await withLoopHold(() => opened.rebuild(() => {}, 'benchmark'))));
+describe('reconcile', ...(await withLoopHold(() => opened.index())));
 
 // Queries: 1-4 words drawn from the vault's own chunks.
 const rand = random(7);

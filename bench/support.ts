@@ -1,6 +1,7 @@
 // Shared helpers of the benchmark scripts.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CairnVault, type CairnService } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 
@@ -56,4 +57,15 @@ export async function timeEditToSearchable(service: CairnService, vault: string,
   const ms = performance.now() - started;
   await service.idle();
   return ms;
+}
+
+/** Runs `work` and says how long the event loop was held at most meanwhile, in ms (10 ms resolution). */
+export async function withLoopHold<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  try {
+    return [await work(), delay.max / 1e6];
+  } finally {
+    delay.disable();
+  }
 }

@@ -2,9 +2,9 @@
 // and hybrid query latency on queries made from generated titles and headings.
 import { readFile } from 'node:fs/promises';
 import { SEARCH_MODES } from '../../core/contract/search.js';
-import { openVault, percentile } from '../support.js';
+import { openVault, percentile, withLoopHold } from '../support.js';
 import type { VaultSamples } from './generateVault.js';
-import { benchConfig, reportResult, stageArgs, withLoopHold } from './stageSupport.js';
+import { benchConfig, reportResult, stageArgs } from './stageSupport.js';
 
 const [vault, dataDir, samples] = stageArgs('indexAndQuery.ts <vault> <data-dir> <samples.json>', 3);
 const { queries } = JSON.parse(await readFile(samples, 'utf8')) as VaultSamples;

@@ -1,7 +1,7 @@
 // Scale stage 2 (a fresh process, as a user's next start): open the persisted index and answer one hybrid query.
 // The parent times process start → this result line; the event-loop hold covers loading and the first answer.
-import { openVault } from '../support.js';
-import { benchConfig, reportResult, stageArgs, withLoopHold } from './stageSupport.js';
+import { openVault, withLoopHold } from '../support.js';
+import { benchConfig, reportResult, stageArgs } from './stageSupport.js';
 
 const [vault, dataDir, query] = stageArgs('readyToQuery.ts <vault> <data-dir> <query>', 3);
 const started = performance.now();

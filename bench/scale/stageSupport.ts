@@ -1,6 +1,5 @@
 // What the scale benchmark's stages (each a fresh child process of scale.bench.ts) share: the benchmark's config,
-// the event-loop hold measurement, and how a stage hands its figures back.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// and how a stage hands its figures back.
 import type { CairnConfig } from '../../core/app/index.js';
 
 /** The parent reads the line that starts with this. */
@@ -13,17 +12,6 @@ export function benchConfig(config: CairnConfig): void {
 
 /** The config.toml of stages that run the whole service (with the same settings as benchConfig). */
 export const BENCH_CONFIG_TOML = '[embedding]\nadapt = false\n';
-
-/** Runs `work` and says how long the event loop was held at most meanwhile, in ms (10 ms resolution). */
-export async function withLoopHold<T>(work: () => Promise<T>): Promise<[T, number]> {
-  const delay = monitorEventLoopDelay({ resolution: 10 });
-  delay.enable();
-  try {
-    return [await work(), delay.max / 1e6];
-  } finally {
-    delay.disable();
-  }
-}
 
 export function reportResult(result: unknown): void {
   process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { AppEvent, ChooseModelResult, ModelsView, SaveConfigResult } from '../contract/appApi.js';
 import type { CairnConfig } from '../config/schema.js';
-import { describeLocalModel, type EmbedderOptions } from '../embedding/embedder.js';
+import { describeLocalModel, hasLocalModel, type EmbedderOptions } from '../embedding/embedder.js';
 import { MODEL_CATALOG } from '../embedding/modelCatalog.js';
 import { downloadHubModel, ModelDownloadError } from '../embedding/modelDownload.js';
 import { EmbeddingModelError, onnxFileFor } from '../embedding/modelFolder.js';
@@ -64,6 +64,8 @@ export class ModelChooser {
    */
   async ensureLocal(modelId: string, config: CairnConfig = this.host.config()): Promise<void> {
     if (this.download?.modelId === modelId) throw new Error(`"${modelId}" is being downloaded already; the vault opens with it once that is done.`);
+    // Existence only: opening a vault must not read and parse the model's files twice (createEmbedder checks them).
+    if (await hasLocalModel(this.modelOptions(modelId, config))) return;
     if (this.download) throw new Error(`"${this.download.modelId}" is being downloaded; cancel it first.`);
     await this.fetchIfMissing(modelId, config);
   }
@@ -98,8 +100,8 @@ export class ModelChooser {
     this.download?.controller.abort();
   }
 
-  private async onDisk(modelId: string, config: CairnConfig): Promise<boolean> {
-    const options: EmbedderOptions = {
+  private modelOptions(modelId: string, config: CairnConfig): EmbedderOptions {
+    return {
       model: modelId,
       dtype: config.embedding.dtype,
       batchSize: 0,
@@ -107,8 +109,12 @@ export class ModelChooser {
       dataRoot: dataRootOf(config),
       ...(this.host.modelsDir ? { modelsDir: this.host.modelsDir } : {}),
     };
+  }
+
+  /** On disk and readable (its config and tokenizer parse). */
+  private async onDisk(modelId: string, config: CairnConfig): Promise<boolean> {
     try {
-      return (await describeLocalModel(options)) !== undefined;
+      return (await describeLocalModel(this.modelOptions(modelId, config))) !== undefined;
     } catch (error) {
       if (error instanceof EmbeddingModelError) return false;
       throw error;

@@ -160,6 +160,12 @@ async function localModelRoot(options: EmbedderOptions): Promise<string | undefi
   return undefined;
 }
 
+/** Whether the model's files are on disk where `createEmbedder` looks (bundled or downloaded): existence only, nothing read. */
+export async function hasLocalModel(options: EmbedderOptions): Promise<boolean> {
+  checkModelId(options.model);
+  return isKnownDtype(options.dtype) && (await localModelRoot(options)) !== undefined;
+}
+
 /** A model already on disk, as `createEmbedder` would load it: its folder, kind and fingerprint (no worker started). */
 export async function describeLocalModel(options: EmbedderOptions): Promise<{ dir: string; kind: ModelKind; fingerprint: string; adapted: boolean } | undefined> {
   checkModelId(options.model);
