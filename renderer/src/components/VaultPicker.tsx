@@ -103,21 +103,38 @@ export function VaultPicker({ state, opening, error: openError, onOpen, onCancel
   );
 }
 
+/** The folders listed for `prefix` (the text they were asked for). */
+interface Completions {
+  prefix: string;
+  list: FolderCompletion[];
+}
+
+/**
+ * The completions that still fit the text while its own are being asked for: those of a shorter text of the same
+ * folder whose names start with the segment typed since; none once the text names another folder (as after taking
+ * one), so that Enter never takes a folder that is no longer offered.
+ */
+function stillMatching({ prefix, list }: Completions, value: string): FolderCompletion[] {
+  if (value === prefix) return list;
+  if (!value.startsWith(prefix) || /[\\/]/.test(value.slice(prefix.length))) return [];
+  const segment = value.split(/[\\/]/).pop()!.toLowerCase();
+  return list.filter((completion) => completion.name.toLowerCase().startsWith(segment));
+}
+
 /** The path field with its list of folder completions (an ARIA combobox). */
 function FolderPathField({ value, onChange }: { value: string; onChange(value: string): void }) {
   const { api } = useApi();
-  const [completions, setCompletions] = useState<FolderCompletion[]>([]);
+  const [completions, setCompletions] = useState<Completions>({ prefix: '', list: [] });
   const [active, setActive] = useState(-1);
   const [listOpen, setListOpen] = useState(false);
 
   useEffect(() => {
-    setActive(-1);
-    if (!listOpen || !value.trim()) return setCompletions([]);
+    if (!listOpen || !value.trim()) return setCompletions({ prefix: value, list: [] });
     let stale = false;
     const timer = setTimeout(() => {
       api.completeFolder(value).then(
-        (list) => !stale && setCompletions(list),
-        () => !stale && setCompletions([]),
+        (list) => !stale && setCompletions({ prefix: value, list }),
+        () => !stale && setCompletions({ prefix: value, list: [] }),
       );
     }, COMPLETE_DELAY_MS);
     return () => {
@@ -126,12 +143,14 @@ function FolderPathField({ value, onChange }: { value: string; onChange(value: s
     };
   }, [api, value, listOpen]);
 
-  const shown = listOpen ? completions : [];
-  const accept = (completion: FolderCompletion) => {
-    // The trailing "/" lists the folder's own sub-folders next; Enter then opens it.
-    onChange(`${completion.path}/`);
+  const shown = listOpen ? stillMatching(completions, value) : [];
+  const edit = (text: string) => {
+    onChange(text);
+    setActive(-1);
     setListOpen(true);
   };
+  // The trailing "/" lists the folder's own sub-folders next; Enter then opens it.
+  const accept = (completion: FolderCompletion) => edit(`${completion.path}/`);
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     const action = listboxAction(event, active, shown.length);
     if (!action) return;
@@ -158,10 +177,7 @@ function FolderPathField({ value, onChange }: { value: string; onChange(value: s
         aria-expanded={shown.length > 0}
         aria-controls={shown.length > 0 ? LIST_ID : undefined}
         aria-activedescendant={active >= 0 && shown.length > 0 ? optionId(LIST_ID, active) : undefined}
-        onChange={(event) => {
-          onChange(event.target.value);
-          setListOpen(true);
-        }}
+        onChange={(event) => edit(event.target.value)}
         onKeyDown={onKeyDown}
         onBlur={() => setListOpen(false)}
       />
