@@ -91,7 +91,7 @@ async function assertCitationsReal(vaultDir: string, answer: Answer): Promise<vo
 
 describe('answer units', () => {
   it('keep list items and table rows whole (rows read as "header: cell"), skip headings, code and front matter, with exact offsets', () => {
-    const text = '---\ntitle: x\n---\n# Title\n\nOne sentence wraps\nhere. Two is next.\n\n- item one\n  goes on\n- [ ] a task\n\n```\ncode. more code.\n```\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\nSetext\n---\n> Quoted line here.';
+    const text = '---\ntitle: x\n---\n# Title\n\nOne sentence wraps\nhere. Two is next.\n\n- item one\n  goes on\n- [ ] a task\n\n```\ncode. more code.\n```\n\n| a | b |\n| - | - |\n| 1 | two words |\n\nSetext\n---\n> Quoted line here.';
     const units = answerUnits(text, true);
     assert.deepEqual(
       units.map((u) => [u.kind, u.plain]),
@@ -100,7 +100,7 @@ describe('answer units', () => {
         ['sentence', 'Two is next.'],
         ['item', 'item one goes on'],
         ['item', 'a task'],
-        ['row', 'a: 1; b: 2'],
+        ['row', 'a: 1; b: two words'],
         ['sentence', 'Quoted line here.'],
       ],
     );

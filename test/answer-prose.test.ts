@@ -28,18 +28,25 @@ describe('answer units read as prose', () => {
     );
   });
 
+  it('quote a table row only when a cell says something in words, not a row of symbols and values', () => {
+    const emoji = '| | ico | shortcode | note |\n| - | :-: | - | - |\n| [top](#travel) | :car: | `:car:` | |\n| [top](#travel) | :bike: | `:bike:` | pedal bikes only |\n';
+    assert.deepEqual(answerUnits(emoji).map((u) => u.plain), ['top; ico: :bike:; shortcode: :bike:; note: pedal bikes only']);
+    const params = '| Name | Type | Default |\n| --- | --- | --- |\n| `weight` | `int` | `0` |\n| `draft` | bool | excluded from the build |\n';
+    assert.deepEqual(answerUnits(params).map((u) => u.plain), ['Name: draft; Type: bool; Default: excluded from the build']);
+  });
+
   it('read a table without leading bars the same way, and end it at a line without one', () => {
     const units = answerUnits('Provider | Redirects\n--- | ---\nAzure | See details.\nNetlify | Built in.\nThe server then shows the page.\n');
     assert.deepEqual(units.map((u) => u.plain), ['Provider: Azure; Redirects: See details.', 'Provider: Netlify; Redirects: Built in.', 'The server then shows the page.']);
   });
 
   it('read rows cut from the middle of a table (no header in the passage) as rows, not as a paragraph', () => {
-    const units = answerUnits('Azure|See [details](https://x.org/a).\nNetlify|Built `in`.\n\n- see [[Filters#Due|due]] and\n- [[Sorting|sort]] too\n');
+    const units = answerUnits('Azure|See [details](https://x.org/a).\nNetlify|Built `in` the cloud.\n\n- see [[Filters#Due|due]] and\n- [[Sorting|sort]] too\n');
     assert.deepEqual(
       units.map((u) => [u.kind, u.plain]),
       [
         ['row', 'Azure; See details.'],
-        ['row', 'Netlify; Built in.'],
+        ['row', 'Netlify; Built in the cloud.'],
         ['item', 'see due and'],
         ['item', 'sort too'],
       ],

@@ -164,7 +164,7 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
       inTable = true;
       if (opensTable) header = tableCells(body);
       else if (headlessRows && !inTable) header = [];
-      else if (!TABLE_DELIMITER.test(body)) {
+      else if (!TABLE_DELIMITER.test(body) && rowStatesInWords(body)) {
         const row = makeUnit(text, line.start + line.quote, line.end, 'row', tableRowText(body, header));
         if (row) units.push(row);
       }
@@ -276,6 +276,18 @@ export function plainText(raw: string): string {
 function tableCells(row: string): string[] {
   const cells = row.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/);
   return cells.map((cell) => renderInline(cell.replace(/\\\|/g, '|')));
+}
+
+/** An emoji shortcode (":car:"): a symbol, not a word. */
+const SHORTCODE = /:[\w+-]+:/g;
+const WORD = /\p{L}{2,}/gu;
+
+/**
+ * A row states something when one of its cells says it in words (two or more, outside code and shortcodes): a
+ * row of symbols, names and values ("top | :car: | `:car:`") can be found by a search but reads as no answer.
+ */
+function rowStatesInWords(row: string): boolean {
+  return tableCells(row.replace(CODE_SPAN, ' ')).some((cell) => (cell.replace(SHORTCODE, ' ').match(WORD)?.length ?? 0) >= 2);
 }
 
 /** A table row as a sentence a reader can follow: "Column: value; Other column: value". */

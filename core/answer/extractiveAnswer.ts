@@ -31,8 +31,8 @@ const SECTION_FLOOR = 0.75;
 /**
  * A section looks relevant, though under the bar, when it shares at least MIN_SHARED_TERMS of the question's
  * content words and its evidence reaches PLAUSIBLE_SHARE of [answer] min_confidence, or when it holds at least
- * half of the question's content words (and at least MIN_NAMED_TERMS of them): it is on the question's subject
- * even when it words it differently (see sectionEvidence). An off-topic question meets a section on one word.
+ * MIN_NAMED_TERMS of them: it is on the question's subject even when it words it differently (see
+ * sectionEvidence). An off-topic question meets a section on two words at most.
  */
 const PLAUSIBLE_SHARE = 0.8;
 const MIN_SHARED_TERMS = 2;
@@ -42,7 +42,7 @@ export function looksRelevant(judged: SectionEvidence | undefined, minConfidence
   if (!judged || judged.score === 0) return false;
   if (judged.score >= minConfidence) return true;
   if (judged.sharedTerms >= MIN_SHARED_TERMS && judged.score >= PLAUSIBLE_SHARE * minConfidence) return true;
-  return judged.sharedTerms >= MIN_NAMED_TERMS && judged.sharedTerms * 2 >= judged.questionTerms;
+  return judged.sharedTerms >= MIN_NAMED_TERMS;
 }
 
 /**

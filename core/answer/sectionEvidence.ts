@@ -16,9 +16,12 @@
  * Why the count of shared words: a question put in other words than the notes' (a paraphrase) leaves every
  * section's coverage low, so its evidence stays under the bar even when the search found the answer. What still
  * tells such a section from a coincidence is that it shares several of the question's content words, where an
- * off-topic question meets a section on one word at most ("football" in a table of emoji names). A section
- * holding at least half of the words the question names is on its subject whatever the embedding model makes of
- * the wording (a model's cosines have their own scale: a retrained or vault-adapted table gives lower ones).
+ * off-topic question meets a section on a word or two ("football" in a table of emoji names). A section holding
+ * three of the words the question names is on its subject whatever the embedding model makes of the wording (a
+ * model's cosines have their own scale: a retrained or vault-adapted table gives lower ones). Measured with 30
+ * off-topic questions per vault (short ones and ones of 7-11 content words) on the Tasks and Hugo docs: none
+ * shared more than two content words with any of its top three sections; paraphrased dev questions whose
+ * answer the search ranked in the top three share three to eight with it.
  */
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
 import type { ScoredUnit } from './sentenceRanker.js';

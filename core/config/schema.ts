@@ -120,7 +120,7 @@ export const CONFIG_SCHEMA = {
       default: 0.5,
       min: 0,
       max: 1,
-      doc: 'Evidence a section needs to count as an answer on its own (mean of its share of the question\'s weighted words and its embedding similarity). Below it, sections that still look relevant (near the bar and sharing two of the question\'s content words, or holding half of them) are quoted; only when none does, the answer says the notes do not answer and lists the closest passages.',
+      doc: 'Evidence a section needs to count as an answer on its own (mean of its share of the question\'s weighted words and its embedding similarity). Below it, sections that still look relevant (near the bar and sharing two of the question\'s content words, or holding three of them) are quoted; only when none does, the answer says the notes do not answer and lists the closest passages.',
     },
     max_sentences: { type: 'integer', default: 4, min: 1, max: 20, doc: 'Most sentences an extractive answer quotes.' },
   },
