@@ -26,11 +26,18 @@ function indexOf(docs: KeywordDoc[]): KeywordIndex {
 }
 
 /** The index as saved: its lines, as the bytes of a file. */
-const bytesOf = (index: KeywordIndex) => Buffer.from([...index.lines()].join(''));
+const bytesOf = async (index: KeywordIndex) => Buffer.from((await linesOf(index)).join(''));
+
+/** The saved lines (each with its newline): the writer hands them over in pieces, a long line in several. */
+async function linesOf(index: KeywordIndex): Promise<string[]> {
+  let text = '';
+  for await (const piece of index.lines()) text += piece;
+  return text.split(/(?<=\n)/);
+}
 
 /** The saved header and posting rows, the rows sorted by term (their order follows MiniSearch's term tree). */
-function savedForm(index: KeywordIndex): { header: unknown; rows: unknown[] } {
-  const [header, ...lines] = [...index.lines()].map((line) => JSON.parse(line) as unknown[]);
+async function savedForm(index: KeywordIndex): Promise<{ header: unknown; rows: unknown[] }> {
+  const [header, ...lines] = (await linesOf(index)).map((line) => JSON.parse(line) as unknown[]);
   const rows = lines.flat() as Array<[string, ...unknown[]]>;
   return { header, rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
 }
@@ -273,7 +280,7 @@ describe('serialisation', () => {
   test('a round trip through its lines gives identical results', async () => {
     const index = indexOf(docs);
     index.remove(['recipes#0']);
-    const loaded = await KeywordIndex.read(bytesOf(index));
+    const loaded = await KeywordIndex.read(await bytesOf(index));
     assert.equal(loaded.size, index.size);
     assert.deepEqual(loaded.terms().sort(), index.terms().sort());
     for (const query of ['task queries', 'tq', 'get-childitem', 'files', 'powershell', '検索', 'tomatoe', 'recurs', 'bread']) {
@@ -288,7 +295,7 @@ describe('serialisation', () => {
     const many = Array.from({ length: 3000 }, (_, i) => doc(`many#${i}`, `word${i} shared w${i % 7}x${i}`));
     const index = indexOf(many);
     index.remove(['many#5']);
-    const lines = [...index.lines()];
+    const lines = await linesOf(index);
     assert.ok(lines.length >= 4, `${lines.length} lines`);
     for (const line of lines) {
       assert.ok(line.endsWith('\n') && !line.slice(0, -1).includes('\n'));
@@ -297,7 +304,7 @@ describe('serialisation', () => {
     const loaded = await KeywordIndex.read(Buffer.from(lines.join('')));
     assert.deepEqual(loaded.terms().sort(), index.terms().sort());
     for (const query of ['word42', 'shared', 'w3x10', 'word5']) assert.deepEqual(loaded.search(query, 20), index.search(query, 20), query);
-    assert.equal((await KeywordIndex.read(bytesOf(KeywordIndex.create()))).size, 0);
+    assert.equal((await KeywordIndex.read(await bytesOf(KeywordIndex.create()))).size, 0);
   });
 
   test('loaded postings (varint bytes until used) write back byte for byte, and take edits like the original', async () => {
@@ -307,9 +314,9 @@ describe('serialisation', () => {
     );
     const original = indexOf(many);
     original.remove(['big#3']);
-    const saved = bytesOf(original);
+    const saved = await bytesOf(original);
     const loaded = await KeywordIndex.read(saved);
-    assert.deepEqual(savedForm(loaded), savedForm(original), 'write → read → write keeps every posting');
+    assert.deepEqual(await savedForm(loaded), await savedForm(original), 'write → read → write keeps every posting');
     for (const index of [original, loaded]) {
       index.upsert([doc('big#399', 'sparse common newword', { title: 'Title 1' }), doc('extra#0', 'common sparse')]);
       index.remove(['big#50', 'big#194']);
@@ -318,11 +325,11 @@ describe('serialisation', () => {
       assert.deepEqual(loaded.search(query, 30), original.search(query, 30), query);
     }
     await Promise.all([original.settle(), loaded.settle()]);
-    assert.deepEqual(savedForm(loaded), savedForm(original), 'the same edits give the same postings');
+    assert.deepEqual(await savedForm(loaded), await savedForm(original), 'the same edits give the same postings');
   });
 
   test('corrupt input throws KeywordIndexCorruptError', async () => {
-    const [headerLine, ...postingLines] = [...indexOf(docs).lines()];
+    const [headerLine, ...postingLines] = await linesOf(indexOf(docs));
     const header = JSON.parse(headerLine);
     const postings = postingLines.join('');
     const withHeader = (changed: object) => `${JSON.stringify({ ...header, ...changed })}\n${postings}`;
@@ -384,7 +391,7 @@ describe('property: random upserts and removes', () => {
         }
         assert.equal(index.size, live.size);
         for (let n = 0; n < 16; n++) assert.equal(index.has(`n${n}#0`), live.has(`n${n}#0`));
-        const saved = bytesOf(index);
+        const saved = await bytesOf(index);
         const hits = index.search(query, 100);
         for (const hit of hits) assert.ok(live.has(hit.id), hit.id);
         assert.equal(new Set(hits.map((h) => h.id)).size, hits.length, 'no duplicate hits');

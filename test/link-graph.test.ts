@@ -15,6 +15,14 @@ function note(path: string, links: LinkSpec[] = [], extra: { title?: string; ali
   return { path, title: extra.title ?? base, aliases: extra.aliases ?? [], links: noteLinks };
 }
 
+/** The graph's file as it is written, and the graph read back from it. */
+async function savedText(graph: LinkGraph): Promise<string> {
+  let text = '';
+  for await (const piece of graph.lines()) text += piece;
+  return text;
+}
+const reloaded = async (graph: LinkGraph) => LinkGraph.read(Buffer.from(await savedText(graph)));
+
 function graphOf(notes: GraphNote[]): LinkGraph {
   const graph = LinkGraph.create();
   for (const n of notes) graph.upsertNote(n);
@@ -182,13 +190,13 @@ describe('edges', () => {
 });
 
 describe('serialisation', () => {
-  test('JSON round trip', () => {
+  test('file round trip: a header line, then the notes in lines of a thousand', async () => {
     const graph = graphOf([
       note('A.md', ['B', 'Missing', { kind: 'markdown', target: '../Up.md' }]),
       note('dir/B.md', ['A', { kind: 'markdown', target: '../Up.md' }], { aliases: ['Bee'] }),
       note('Up.md', ['Bee']),
     ]);
-    const loaded = LinkGraph.fromJSON(graph.toJSON());
+    const loaded = await reloaded(graph);
     assert.equal(loaded.noteCount, graph.noteCount);
     for (const path of ['A.md', 'dir/B.md', 'Up.md']) {
       assert.deepEqual(loaded.outgoing(path), graph.outgoing(path), path);
@@ -200,21 +208,36 @@ describe('serialisation', () => {
     assert.deepEqual(loaded.outgoing('A.md'), ['dir/B.md', 'Missing.md']);
   });
 
-  test('corrupt input throws LinkGraphCorruptError', () => {
-    const good = JSON.parse(graphOf([note('A.md', ['B'])]).toJSON());
+  test('a large graph is written a thousand notes a line and reads back whole', async () => {
+    const graph = graphOf(Array.from({ length: 2500 }, (_, i) => note(`n${i}.md`, [`n${(i + 1) % 2500}`])));
+    const lines = (await savedText(graph)).split('\n').filter(Boolean);
+    assert.deepEqual(lines.map((line) => (JSON.parse(line) as unknown[]).length ?? 'header'), ['header', 1000, 1000, 500]);
+    const loaded = await reloaded(graph);
+    assert.equal(loaded.noteCount, 2500);
+    assert.deepEqual(loaded.backlinks('n0.md'), ['n2499.md']);
+  });
+
+  test('corrupt input throws LinkGraphCorruptError', async () => {
+    // A version 2 file: one JSON document (still read).
+    const good = { format: 'cairn-link-graph', version: 2, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'wikilink', target: 'B' }] }] };
+    const [header, notes] = (await savedText(graphOf([note('A.md', ['B']), note('B.md')]))).split('\n');
     const corrupt = [
       '',
       '{',
       '{}',
       'null',
-      JSON.stringify({ ...good, version: 3 }),
+      JSON.stringify({ ...good, version: 4 }),
+      `${header}\n`,
+      `${header}\n${notes}\n${notes}\n`,
+      `${header}\n{"path":"A.md"}\n`,
+      `${JSON.stringify({ ...JSON.parse(header!), notes: 3 })}\n${notes}\n`,
       JSON.stringify({ ...good, notes: [{ path: 1 }] }),
       JSON.stringify({ ...good, notes: [...good.notes, ...good.notes] }),
       JSON.stringify({ ...good, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'wikilink', target: 'B', dest: 7 }] }] }),
       JSON.stringify({ ...good, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'url', target: 'B' }] }] }),
     ];
-    for (const json of corrupt) {
-      assert.throws(() => LinkGraph.fromJSON(json), LinkGraphCorruptError, json);
+    for (const text of corrupt) {
+      await assert.rejects(LinkGraph.read(Buffer.from(text)), LinkGraphCorruptError, text);
     }
   });
 });
@@ -229,9 +252,9 @@ describe('property: incremental updates equal a fresh build', () => {
   });
   const opArb = fc.oneof(noteArb.map((n) => ({ kind: 'upsert' as const, ...n })), fc.constantFrom(...PATHS).map((path) => ({ kind: 'remove' as const, path })));
 
-  test('outgoing, backlinks and unresolved match a graph built from the final notes', () => {
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 30 }), (ops) => {
+  test('outgoing, backlinks and unresolved match a graph built from the final notes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 30 }), async (ops) => {
         const graph = LinkGraph.create();
         const current = new Map<string, GraphNote>();
         for (const op of ops) {
@@ -245,7 +268,7 @@ describe('property: incremental updates equal a fresh build', () => {
           }
         }
         const fresh = graphOf([...current.values()]);
-        const loaded = LinkGraph.fromJSON(graph.toJSON());
+        const loaded = await reloaded(graph);
         assert.equal(graph.noteCount, current.size);
         for (const path of PATHS) {
           for (const g of [graph, loaded]) {
@@ -279,7 +302,7 @@ describe('Logseq pages: namespaces and block references', () => {
     assert.equal(graph.resolve('folder/Doc', 'pages/x.md'), 'real/folder/Doc.md');
   });
 
-  test('a block reference links the referencing note to the note defining the block, follows it, and survives a reload', () => {
+  test('a block reference links the referencing note to the note defining the block, follows it, and survives a reload', async () => {
     const graph = graphOf([
       { ...note('pages/Def.md'), blockIds: [UUID_A] },
       { ...note('pages/Ref.md'), blockRefs: [UUID_A] },
@@ -289,7 +312,7 @@ describe('Logseq pages: namespaces and block references', () => {
     assert.deepEqual(graph.backlinks('pages/Def.md'), ['pages/Ref.md']);
     assert.deepEqual(graph.outgoing('pages/Self.md'), [], 'a reference to its own block is no link');
     assert.deepEqual(graph.unresolved('pages/Ref.md'), []);
-    const loaded = LinkGraph.fromJSON(graph.toJSON());
+    const loaded = await reloaded(graph);
     assert.deepEqual(loaded.backlinks('pages/Def.md'), ['pages/Ref.md']);
     // The block moves to another note: the link follows it; it goes: the link resolves nowhere (and is not listed as a page).
     loaded.upsertNote(note('pages/Def.md'));
@@ -302,8 +325,10 @@ describe('Logseq pages: namespaces and block references', () => {
     assert.deepEqual(loaded.outgoing('pages/Ref.md'), []);
   });
 
-  test('a version 1 graph file (no block links) still loads', () => {
+  test('version 1 and 2 graph files (one JSON document; version 1 without block links) still load', async () => {
     const v1 = JSON.stringify({ format: 'cairn-link-graph', version: 1, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'wikilink', target: 'B', dest: 1 }] }, { path: 'B.md', title: 'B', aliases: [], links: [] }] });
-    assert.deepEqual(LinkGraph.fromJSON(v1).backlinks('B.md'), ['A.md']);
+    assert.deepEqual((await LinkGraph.read(Buffer.from(v1))).backlinks('B.md'), ['A.md']);
+    const v2 = JSON.stringify({ format: 'cairn-link-graph', version: 2, notes: [{ path: 'A.md', title: 'A', aliases: [], links: [{ kind: 'block', target: 'abc', dest: 1 }] }, { path: 'B.md', title: 'B', aliases: [], blockIds: ['abc'], links: [] }] });
+    assert.deepEqual((await LinkGraph.read(Buffer.from(v2))).backlinks('B.md'), ['A.md']);
   });
 });

@@ -134,7 +134,7 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   const modelWindow = Math.max(1, usableMaxLength(ready.maxLength) - ready.specialTokens);
   const window = options.maxTokens > 0 ? Math.min(options.maxTokens, modelWindow) : modelWindow;
   const counter = (w: number) =>
-    folder.basicCountIsExact
+    ready.basicCountIsExact
       ? Promise.resolve(new BasicTokenCounter(w))
       : ModelTokenCounter.load(path.join(root, modelId), w).catch(async (e: Error) => {
           await stopWorker(started.worker);

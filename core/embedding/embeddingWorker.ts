@@ -9,7 +9,10 @@
  * A process can be restarted after a crash, several embedders can coexist, and a native fault in onnxruntime
  * ends only this process.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { env, pipeline, type DataType, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { countsOneTokenPerBasicToken, type TokenizerJson } from './modelFolder.js';
 
 /** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
 export interface WorkerInit {
@@ -32,7 +35,8 @@ export type WorkerRequest =
 export type WorkerReply =
   /** Download progress while loading: the parent's load timeout restarts on each. */
   | { type: 'loading'; file: string }
-  | { type: 'ready'; dims: number; maxLength: number; specialTokens: number; maxRss: number }
+  /** `basicCountIsExact`: BasicTokenCounter gives the tokenizer's exact count for ordinary text (and never less). */
+  | { type: 'ready'; dims: number; maxLength: number; specialTokens: number; basicCountIsExact: boolean; maxRss: number }
   | { type: 'load-failed'; message: string }
   | { type: 'progress'; id: number; done: number; total: number }
   /** `vectors` holds texts.length * dims floats in input order. `maxRss`: this process's peak resident memory, bytes. */
@@ -104,18 +108,24 @@ let queue: Promise<void> = Promise.resolve();
 async function start(init: WorkerInit) {
   let extractor: FeatureExtractionPipeline;
   let dims: number;
+  let basicCountIsExact = false;
   try {
     extractor = await loadExtractor(init);
     // One probe gives the real output width (config.json's hidden_size need not be it).
     const probe = await extractor([''], POOLING);
     dims = probe.dims[1];
     probe.dispose();
+    // Read here, not in the app: a tokenizer's vocabulary is a large JSON document.
+    if (init.localModelPath) {
+      const tokenizerJson = await readFile(path.join(init.localModelPath, init.modelId, 'tokenizer.json'), 'utf8');
+      basicCountIsExact = countsOneTokenPerBasicToken(JSON.parse(tokenizerJson) as TokenizerJson);
+    }
   } catch (e) {
     post({ type: 'load-failed', message: errorText(e) });
     return;
   }
   const tokenizer = extractor.tokenizer;
-  post({ type: 'ready', dims, maxLength: Number(tokenizer.model_max_length), specialTokens: tokenizer.encode('').length, maxRss: maxRss() });
+  post({ type: 'ready', dims, maxLength: Number(tokenizer.model_max_length), specialTokens: tokenizer.encode('').length, basicCountIsExact, maxRss: maxRss() });
   process.on('message', (request: WorkerRequest) => {
     switch (request.type) {
       case 'embed':

@@ -107,8 +107,6 @@ export interface ModelFolder {
   kind: ModelKind;
   fingerprint: string;
   onnxFile: string;
-  /** BasicTokenCounter gives the tokenizer's exact count for ordinary text (and never less). */
-  basicCountIsExact: boolean;
   /** A table already adapted to a vault (config.json says from which model). */
   adapted: boolean;
 }
@@ -132,12 +130,11 @@ export async function inspectModelFolder(dir: string, modelId: string, dtype: st
   );
   const externalDataSize = await stat(path.join(dir, `${onnxFile}_data`)).then((s) => s.size, () => 0);
   let config: { cairn?: { kind?: string; adapted?: unknown } };
-  let tokenizer: TokenizerJson;
+  // tokenizer.json is hashed, not parsed: reading its large vocabulary is the embedding worker's work.
   try {
     config = JSON.parse(configBytes.toString('utf8'));
-    tokenizer = JSON.parse(tokenizerBytes.toString('utf8'));
   } catch (e) {
-    throw new EmbeddingModelError(`embedding model "${modelId}" in ${dir}: config.json or tokenizer.json is not valid JSON (${(e as Error).message}).`);
+    throw new EmbeddingModelError(`embedding model "${modelId}" in ${dir}: config.json is not valid JSON (${(e as Error).message}).`);
   }
   const fingerprint = createHash('sha256')
     .update(configBytes)
@@ -151,12 +148,11 @@ export async function inspectModelFolder(dir: string, modelId: string, dtype: st
     kind: config.cairn?.kind === 'static-word-embeddings' ? 'static-word-embeddings' : 'transformer',
     fingerprint,
     onnxFile,
-    basicCountIsExact: countsOneTokenPerBasicToken(tokenizer),
     adapted: config.cairn?.adapted !== undefined,
   };
 }
 
-interface TokenizerJson {
+export interface TokenizerJson {
   normalizer?: { type?: string } | null;
   pre_tokenizer?: { type?: string } | null;
   model?: { type?: string; vocab?: Record<string, number>; continuing_subword_prefix?: string };
@@ -168,7 +164,7 @@ interface TokenizerJson {
  * per BERT pre-token, so BasicTokenCounter's count is exact for ordinary text and an upper bound otherwise (it
  * splits symbols and emoji off words, which BERT keeps as one [UNK]). It is ~25x faster than the tokenizer.
  */
-function countsOneTokenPerBasicToken(tokenizer: TokenizerJson): boolean {
+export function countsOneTokenPerBasicToken(tokenizer: TokenizerJson): boolean {
   const model = tokenizer.model;
   if (model?.type !== 'WordPiece' || !model.vocab || tokenizer.pre_tokenizer?.type !== 'BertPreTokenizer') return false;
   if (tokenizer.normalizer && tokenizer.normalizer.type !== 'BertNormalizer') return false;

@@ -11,6 +11,7 @@ import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 
 const KEYWORD_FILE = 'keyword.jsonl';
+// Lines of JSON since the graph's format 3; the name is kept, so that earlier indexes load as they are.
 const GRAPH_FILE = 'graph.json';
 const VECTORS_DIR = 'vectors';
 const FROM_CACHE = 'rebuilding from cached embeddings';
@@ -84,7 +85,7 @@ export class IndexState {
     const files: Record<string, FileDigest> = { ...notes.files };
     await this.keyword.settle();
     files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
-    files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.toJSON());
+    files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.lines());
     await this.vectors.save(path.join(gen, VECTORS_DIR));
     for (const [name, digest] of Object.entries(await savedFileDigests(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
     const manifest: Manifest = {
@@ -139,7 +140,7 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
   const [store, keyword, graph, vectors] = await Promise.all([
     Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE))),
     readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
-    readChecked(GRAPH_FILE).then((bytes) => LinkGraph.fromJSON(bytes.toString('utf8'))),
+    readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes)),
     vectorFilesChecked.then(() => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions)),
   ]);
   // Chunks with nothing to show are stored but neither searchable nor embedded.

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Chunk, NoteChunker } from '../chunking/types.js';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
@@ -14,6 +13,7 @@ import { hasShownText } from '../chunking/shownText.js';
 import { graphNoteOf, type NewChunk, type NewNoteRecord } from './noteStore.js';
 import { inOrderBounded } from './inOrderBounded.js';
 import { OutlineCache, OUTLINES_DIR } from './outlineCache.js';
+import { TimeSlices } from '../process/timeSlices.js';
 
 export interface VaultIndexerDeps {
   vaultPath: string;
@@ -40,7 +40,9 @@ const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
 /** Chunks added to the keyword index between two yields to the event loop (≈ 35 ms of work). */
-const KEYWORD_DOCS_PER_SLICE = 250;
+/** Chunks given to MiniSearch, and vectors to the vector index, between two looks at the clock. */
+const KEYWORD_DOCS_PER_STEP = 25;
+const VECTORS_PER_STEP = 500;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 
@@ -164,7 +166,7 @@ export class VaultIndexer {
       const counts = await timed('embed', () => this.embedMissing(orphaned, () => {}));
       embedded += counts.embedded;
       cached += counts.cached;
-      await timed('index', async () => this.applyVectors(orphaned));
+      await timed('index', () => this.applyVectors(orphaned));
     }
     let touched = 0;
     const runStarted = performance.now();
@@ -205,7 +207,7 @@ export class VaultIndexer {
       const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * batch.length : batch.length))));
       embedded += counts.embedded;
       cached += counts.cached;
-      await timed('index', async () => this.applyVectors(changed));
+      await timed('index', () => this.applyVectors(changed));
     }
     for (const [p, reason] of failures) {
       state.store.failures.set(p, reason);
@@ -361,27 +363,33 @@ export class VaultIndexer {
     for (const { record } of changed) stale.push(...state.store.delete(record.path));
     state.keyword.remove(stale);
     state.vectors.remove(stale);
+    // A batch of 500 notes is ~7,000 chunks, about a second of store, graph and MiniSearch work: in turns, so
+    // searches (and, in browser mode, the server) are answered meanwhile.
+    const turns = new TimeSlices();
     for (const { record } of changed) {
       state.store.put(record);
       state.graph.upsertNote(graphNoteOf(record));
+      if (turns.due()) await turns.next();
     }
     // A chunk with nothing to show (an empty block, a page of only properties) is no search result.
     const docs = changed.flatMap(({ record, chunks }) =>
       chunks.filter(hasShownText).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
-    // A batch of 500 notes is ~7,000 chunks, about a second of MiniSearch work: in slices, so searches
-    // (and, in browser mode, the server) are answered meanwhile.
-    for (let from = 0; from < docs.length; from += KEYWORD_DOCS_PER_SLICE) {
-      if (from > 0) await yieldToEventLoop();
-      state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_SLICE));
+    for (let from = 0; from < docs.length; from += KEYWORD_DOCS_PER_STEP) {
+      state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_STEP));
+      if (turns.due()) await turns.next();
     }
   }
 
-  /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile). */
-  private applyVectors(changed: ChangedNote[]): void {
+  /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile), in turns. */
+  private async applyVectors(changed: ChangedNote[]): Promise<void> {
     const { state, cache } = this.deps;
     const current = changed.flatMap(({ chunks }) => chunks).filter((c) => hasShownText(c) && state.store.chunk(c.id) && !state.vectors.has(c.id));
-    state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
+    const turns = new TimeSlices();
+    for (let from = 0; from < current.length; from += VECTORS_PER_STEP) {
+      state.vectors.upsert(current.slice(from, from + VECTORS_PER_STEP).map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
+      if (turns.due()) await turns.next();
+    }
   }
 }
 

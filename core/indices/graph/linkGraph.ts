@@ -1,6 +1,7 @@
 // The link graph (see `LinkGraph`); the keys it files notes and links under are in linkKeys.ts, its file in linkGraphFile.ts.
 import type { LinkKind, NoteLink } from '../../parse/links.js';
-import { linkGraphJson, parseLinkGraphJson, type GraphLinkKind } from './linkGraphFile.js';
+import { linkGraphLines, readLinkGraphFile, type GraphLinkKind, type StoredNote } from './linkGraphFile.js';
+import { TimeSlices } from '../../process/timeSlices.js';
 import {
   baseKeyOfPath,
   baseKeyOfTarget,
@@ -80,27 +81,39 @@ export class LinkGraph {
     return new LinkGraph();
   }
 
-  static fromJSON(json: string): LinkGraph {
-    const stored = parseLinkGraphJson(json);
+  /** Loads what `lines()` wrote, in turns (a large vault's graph is tens of thousands of notes and links). */
+  static async read(bytes: Uint8Array): Promise<LinkGraph> {
+    const stored = await readLinkGraphFile(bytes);
     const graph = new LinkGraph();
+    const turns = new TimeSlices();
     // Resolutions were saved with the notes: loading re-resolves nothing.
-    const entries = stored.map((note) => graph.register(note));
-    stored.forEach((note, i) => {
+    const entries = [];
+    for (const note of stored) {
+      entries.push(graph.register(note));
+      if (turns.due()) await turns.next();
+    }
+    for (const [i, note] of stored.entries()) {
       for (const link of note.links) graph.attachLink(entries[i]!, link.kind, link.target, link.dest === undefined ? undefined : stored[link.dest]!.path);
-    });
+      if (turns.due()) await turns.next();
+    }
     return graph;
   }
 
-  toJSON(): string {
+  /** The graph's file, in pieces taken in turns (see linkGraphFile.ts). It must not change while they are taken. */
+  lines(): AsyncGenerator<string> {
     const ordinal = new Map([...this.notes.keys()].map((path, i) => [path, i]));
-    const notes = [...this.notes.values()].map((note) => ({
-      path: note.path,
-      title: note.title,
-      aliases: note.aliases,
-      ...(note.blockIds.length ? { blockIds: note.blockIds } : {}),
-      links: note.links.map(({ kind, target, dest }) => (dest === undefined ? { kind, target } : { kind, target, dest: ordinal.get(dest) })),
-    }));
-    return linkGraphJson(notes);
+    const stored = function* (notes: Iterable<NoteEntry>): Generator<StoredNote> {
+      for (const note of notes) {
+        yield {
+          path: note.path,
+          title: note.title,
+          aliases: note.aliases,
+          ...(note.blockIds.length ? { blockIds: note.blockIds } : {}),
+          links: note.links.map(({ kind, target, dest }) => (dest === undefined ? { kind, target } : { kind, target, dest: ordinal.get(dest) })),
+        };
+      }
+    };
+    return linkGraphLines(stored(this.notes.values()), this.notes.size, new TimeSlices());
   }
 
   get noteCount(): number {

@@ -1,6 +1,9 @@
 // The link graph's file: its notes with their links, each resolved link pointing at its note by ordinal, so
-// loading re-resolves nothing. JSON, checked on reading.
+// loading re-resolves nothing. Lines of JSON (a header, then the notes a thousand a line), written and read in
+// turns; checked on reading. Versions 1 and 2 were one JSON document, and still load.
 import type { LinkKind } from '../../parse/links.js';
+import type { TimeSlices } from '../../process/timeSlices.js';
+import { eachLine, jsonArrayLines } from '../lineFile.js';
 
 /** Links as the graph keeps them: a block reference is a link to the note that defines the block. */
 export type GraphLinkKind = LinkKind | 'block';
@@ -13,8 +16,9 @@ export class LinkGraphCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-link-graph';
-/** 2 added block ids and block links; a version 1 file (neither) still loads. */
-const FORMAT_VERSION = 2;
+/** 2 added block ids and block links; 3 put the notes in lines. */
+const FORMAT_VERSION = 3;
+const NOTES_PER_LINE = 1000;
 
 export interface StoredNote {
   path: string;
@@ -25,26 +29,54 @@ export interface StoredNote {
   links: Array<{ kind: GraphLinkKind; target: string; dest?: number }>;
 }
 
-export function linkGraphJson(notes: readonly StoredNote[]): string {
-  return JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, notes });
+/** The graph's file as pieces to write one after another: the header line, then lines of notes, in turns. */
+export async function* linkGraphLines(notes: Iterable<StoredNote>, count: number, turns: TimeSlices): AsyncGenerator<string> {
+  yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, notes: count })}\n`;
+  yield* jsonArrayLines(notes, NOTES_PER_LINE, turns);
 }
 
 /** The notes of a saved graph; throws LinkGraphCorruptError unless every note and link is well formed. */
-export function parseLinkGraphJson(json: string): StoredNote[] {
-  let data: { format?: unknown; version?: unknown; notes?: unknown };
-  try {
-    data = JSON.parse(json) as typeof data;
-  } catch (error) {
-    throw new LinkGraphCorruptError('link graph is not valid JSON', { cause: error });
-  }
-  if (typeof data !== 'object' || data === null || data.format !== FORMAT || !Array.isArray(data.notes)) {
-    throw new LinkGraphCorruptError('not a link graph');
-  }
-  if (data.version !== FORMAT_VERSION && data.version !== 1) {
-    throw new LinkGraphCorruptError(`link graph format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
-  }
-  const stored = (data.notes as unknown[]).map(parseStoredNote);
-  if (new Set(stored.map((note) => note.path)).size !== stored.length) throw new LinkGraphCorruptError('link graph lists a note twice');
+export async function readLinkGraphFile(bytes: Uint8Array): Promise<StoredNote[]> {
+  let expected: number | undefined;
+  const stored: StoredNote[] = [];
+  const paths = new Set<string>();
+  const add = (value: unknown) => {
+    const note = parseStoredNote(value);
+    if (paths.has(note.path)) throw new LinkGraphCorruptError('link graph lists a note twice');
+    paths.add(note.path);
+    stored.push(note);
+  };
+  let lines = 0;
+  await eachLine(bytes, async (line, lineNumber, turns) => {
+    lines++;
+    let data: unknown;
+    try {
+      data = JSON.parse(line);
+    } catch (error) {
+      throw new LinkGraphCorruptError(`link graph line ${lineNumber} is not valid JSON`, { cause: error });
+    }
+    if (lines > 1) {
+      if (!Array.isArray(data)) throw new LinkGraphCorruptError(`link graph line ${lineNumber} holds no notes`);
+      for (const value of data) add(value);
+      return;
+    }
+    const header = data as { format?: unknown; version?: unknown; notes?: unknown } | null;
+    if (typeof header !== 'object' || header === null || header.format !== FORMAT) throw new LinkGraphCorruptError('not a link graph');
+    const whole = header.version === 1 || header.version === 2;
+    if (!whole && header.version !== FORMAT_VERSION) throw new LinkGraphCorruptError(`link graph format version ${String(header.version)}, expected ${FORMAT_VERSION}`);
+    if (whole ? !Array.isArray(header.notes) : !(typeof header.notes === 'number' && Number.isSafeInteger(header.notes) && header.notes >= 0)) {
+      throw new LinkGraphCorruptError('not a link graph');
+    }
+    if (!whole) expected = header.notes as number;
+    else {
+      for (const value of header.notes as unknown[]) {
+        add(value);
+        if (turns.due()) await turns.next();
+      }
+    }
+  });
+  if (lines === 0) throw new LinkGraphCorruptError('link graph is empty');
+  if (expected !== undefined && stored.length !== expected) throw new LinkGraphCorruptError(`link graph holds ${stored.length} notes, its header says ${expected}`);
   for (const note of stored) {
     for (const link of note.links) {
       if (link.dest !== undefined && stored[link.dest] === undefined) throw new LinkGraphCorruptError('link graph link points past the notes');

@@ -30,10 +30,10 @@ export class KeywordIndex {
   }
 
   /**
-   * The index as lines of JSON (see keywordIndexFile.ts). The index must not change while they are taken (call
-   * `settle()` first: an automatic vacuum in progress would change it).
+   * The index as lines of JSON (see keywordIndexFile.ts), in pieces to write one after another. The index must
+   * not change while they are taken (call `settle()` first: an automatic vacuum in progress would change it).
    */
-  lines(): Generator<string> {
+  lines(): AsyncGenerator<string> {
     return keywordIndexLines(this.index, this.titles);
   }
 

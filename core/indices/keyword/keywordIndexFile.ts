@@ -5,9 +5,10 @@
  * nor needs one giant string. Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
  */
 import type { AsPlainObject } from 'minisearch';
-import { eachLine } from '../lineFile.js';
+import { eachLine, jsonArrayLines } from '../lineFile.js';
 import { FIELDS, TitleKeys } from './keywordDocs.js';
 import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
+import { TimeSlices } from '../../process/timeSlices.js';
 
 export class KeywordIndexCorruptError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -21,23 +22,40 @@ const FORMAT_VERSION = 2;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
 const TERMS_PER_LINE = 2000;
+// Document table entries per piece of the header.
+const ENTRIES_PER_PIECE = 5000;
 
-/** The index as lines of JSON. It must not change while they are taken (settle it first: vacuuming changes it). */
-export function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): Generator<string> {
-  // plain() drops stale postings first, so the term count is taken after it.
-  const miniSearch = index.plain();
+/**
+ * The index as lines of JSON, in pieces taken in turns (the event loop runs between them; a long line comes in
+ * several pieces). It must not change while they are taken (settle it first: vacuuming changes it).
+ */
+export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): AsyncGenerator<string> {
+  const turns = new TimeSlices();
+  const terms = await index.prepareToSave(turns);
   const titleMap = titles.entries().map(([key, docs]) => [key, docs.map((doc) => index.idOf(doc)!)]);
-  const header = { format: FORMAT, version: FORMAT_VERSION, terms: index.termCount, titles: titleMap, miniSearch };
-  yield `${JSON.stringify(header)}\n`;
-  let piece: Array<Array<string | number>> = [];
-  for (const row of postingRows(index)) {
-    piece.push(row);
-    if (piece.length === TERMS_PER_LINE) {
-      yield `${JSON.stringify(piece)}\n`;
-      piece = [];
+  // The header is one JSON line, written in pieces: its document tables hold a few entries per chunk.
+  const head = JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms, titles: titleMap, miniSearch: index.plain() });
+  yield `${head.slice(0, -2)},"documentIds":`;
+  yield* jsonObjectPieces(index.documentIds(), turns);
+  yield ',"fieldLength":';
+  yield* jsonObjectPieces(index.fieldLength(), turns);
+  yield '}}\n';
+  yield* jsonArrayLines(postingRows(index), TERMS_PER_LINE, turns);
+}
+
+/** A JSON object of `entries` (numeric keys), in pieces of a few thousand entries. */
+async function* jsonObjectPieces(entries: Iterable<[number, unknown]>, turns: TimeSlices): AsyncGenerator<string> {
+  let piece = '{';
+  let count = 0;
+  for (const [key, value] of entries) {
+    piece += `${count++ === 0 ? '' : ','}"${key}":${JSON.stringify(value)}`;
+    if (count % ENTRIES_PER_PIECE === 0) {
+      yield piece;
+      piece = '';
+      if (turns.due()) await turns.next();
     }
   }
-  if (piece.length) yield `${JSON.stringify(piece)}\n`;
+  yield `${piece}}`;
 }
 
 function* postingRows(index: ChunkPostings): Generator<Array<string | number>> {
@@ -56,7 +74,8 @@ function* postingRows(index: ChunkPostings): Generator<Array<string | number>> {
 export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
   let loaded: { index: ChunkPostings; titles: TitleKeys } | undefined;
   let expectedTerms = 0;
-  await eachLine(bytes, (line, lineNumber) => {
+  let terms = 0;
+  await eachLine(bytes, async (line, lineNumber, turns) => {
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
@@ -64,18 +83,20 @@ export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: Chun
       throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is not valid JSON`, { cause: error });
     }
     if (!loaded) {
-      ({ terms: expectedTerms, ...loaded } = fromHeader(parsed));
+      ({ terms: expectedTerms, ...loaded } = await fromHeader(parsed, turns));
     } else {
       if (!Array.isArray(parsed)) throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} holds no postings`);
       loadPostings(loaded.index, parsed);
+      terms += parsed.length;
     }
   });
   if (!loaded) throw new KeywordIndexCorruptError('keyword index is empty');
-  if (loaded.index.termCount !== expectedTerms) throw new KeywordIndexCorruptError(`keyword index holds ${loaded.index.termCount} terms, its header says ${expectedTerms}`);
+  // Counted as read (counting the term tree walks all of it); the manifest's digest of the file catches the rest.
+  if (terms !== expectedTerms) throw new KeywordIndexCorruptError(`keyword index holds ${terms} terms, its header says ${expectedTerms}`);
   return loaded;
 }
 
-function fromHeader(parsed: unknown): { index: ChunkPostings; titles: TitleKeys; terms: number } {
+async function fromHeader(parsed: unknown, turns: TimeSlices): Promise<{ index: ChunkPostings; titles: TitleKeys; terms: number }> {
   const data = parsed as { format?: unknown; version?: unknown; titles?: unknown; miniSearch?: unknown; terms?: unknown } | null;
   if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
     throw new KeywordIndexCorruptError('not a keyword index');
@@ -87,11 +108,11 @@ function fromHeader(parsed: unknown): { index: ChunkPostings; titles: TitleKeys;
   if (typeof data.terms !== 'number' || !Number.isSafeInteger(data.terms) || data.terms < 0) throw new KeywordIndexCorruptError('keyword index header has no term count');
   let index: ChunkPostings;
   try {
-    index = ChunkPostings.fromPlain(data.miniSearch);
+    index = await ChunkPostings.fromPlain(data.miniSearch, turns);
   } catch (error) {
     throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
   }
-  return { index, titles: loadTitles(data.titles, index), terms: data.terms };
+  return { index, titles: await loadTitles(data.titles, index, turns), terms: data.terms };
 }
 
 /** One line's postings: decoded from base64 into one buffer they share (no string or buffer per term is kept). */
@@ -125,7 +146,7 @@ function loadPostings(index: ChunkPostings, rows: unknown[]): void {
   }
 }
 
-function loadTitles(titles: unknown, index: ChunkPostings): TitleKeys {
+async function loadTitles(titles: unknown, index: ChunkPostings, turns: TimeSlices): Promise<TitleKeys> {
   if (!Array.isArray(titles)) throw new KeywordIndexCorruptError('keyword index has no title map');
   const keys = new TitleKeys();
   for (const entry of titles as unknown[]) {
@@ -137,6 +158,7 @@ function loadTitles(titles: unknown, index: ChunkPostings): TitleKeys {
       if (doc === undefined) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
       keys.add(entry[0], doc);
     }
+    if (turns.due()) await turns.next();
   }
   return keys;
 }

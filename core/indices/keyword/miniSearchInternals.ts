@@ -8,6 +8,7 @@
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { tokenizeForSearch } from '../searchTokenizer.js';
 import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
+import type { TimeSlices } from '../../process/timeSlices.js';
 
 /** Field id → (chunk short id → term frequency). */
 export type TermPostings = Map<number, Map<number, number>>;
@@ -76,9 +77,24 @@ export class ChunkPostings {
     return new ChunkPostings(new MiniSearch(MINISEARCH_OPTIONS));
   }
 
-  /** From MiniSearch's own serialisation without its inverted index (loaded after with `setTerm`). */
-  static fromPlain(plain: AsPlainObject): ChunkPostings {
-    return new ChunkPostings(MiniSearch.loadJS({ ...plain, index: [] }, MINISEARCH_OPTIONS));
+  /**
+   * From MiniSearch's own serialisation without its inverted index (loaded after with `setTerm`). Its document
+   * tables (a few entries per chunk) are filled in turns.
+   */
+  static async fromPlain(plain: AsPlainObject, turns: TimeSlices): Promise<ChunkPostings> {
+    const postings = new ChunkPostings(MiniSearch.loadJS({ ...plain, index: [], documentIds: {}, fieldLength: {} }, MINISEARCH_OPTIONS));
+    const m = postings.m;
+    for (const [key, id] of Object.entries(plain.documentIds)) {
+      const doc = Number(key);
+      m._documentIds.set(doc, id as string);
+      m._idToShortId.set(id as string, doc);
+      if (turns.due()) await turns.next();
+    }
+    for (const [key, lengths] of Object.entries(plain.fieldLength)) {
+      m._fieldLength.set(Number(key), lengths as number[]);
+      if (turns.due()) await turns.next();
+    }
+    return postings;
   }
 
   get documentCount(): number {
@@ -183,18 +199,39 @@ export class ChunkPostings {
   }
 
   /**
-   * MiniSearch's own serialisation, except the inverted index (written compactly from `entries()`). Stale postings
-   * are dropped first, so only live data is written.
+   * Drops discarded chunks' postings (saving is a full pass anyway: no need to wait for vacuuming) and counts the
+   * terms left, in turns: on a large vault either is a walk over hundreds of thousands of terms.
    */
-  plain(): AsPlainObject {
-    this.dropStalePostings();
+  async prepareToSave(turns: TimeSlices): Promise<number> {
+    const dirty = this.m._dirtCount > 0 && !this.mini.isVacuuming;
+    const emptyTerms: string[] = [];
+    let terms = 0;
+    for (const [term, fields] of this.m._index) {
+      if (dirty) {
+        for (const [fieldId, postings] of fields) {
+          for (const doc of postings.keys()) if (!this.m._fieldLength.has(doc)) postings.delete(doc);
+          if (postings.size === 0) fields.delete(fieldId);
+        }
+      }
+      if (fields.size === 0) emptyTerms.push(term);
+      else terms++;
+      if (turns.due()) await turns.next();
+    }
+    for (const term of emptyTerms) this.m._index.delete(term);
+    if (dirty) this.m._dirtCount = 0;
+    return terms;
+  }
+
+  /**
+   * MiniSearch's own serialisation, after `prepareToSave`, except the inverted index (written compactly from
+   * `entries()`) and the document tables, which grow with the vault: `documentIds` and `fieldLength` give them.
+   */
+  plain(): Omit<AsPlainObject, 'documentIds' | 'fieldLength'> {
     const m = this.m;
     return {
       documentCount: m._documentCount,
       nextId: m._nextId,
-      documentIds: Object.fromEntries(m._documentIds),
       fieldIds: m._fieldIds,
-      fieldLength: Object.fromEntries(m._fieldLength),
       averageFieldLength: m._avgFieldLength,
       storedFields: {},
       dirtCount: m._dirtCount,
@@ -203,23 +240,18 @@ export class ChunkPostings {
     };
   }
 
+  /** MiniSearch's `documentIds` table: short id → chunk id. */
+  documentIds(): Iterable<[number, string]> {
+    return this.m._documentIds;
+  }
+
+  /** MiniSearch's `fieldLength` table: short id → each field's length. */
+  fieldLength(): Iterable<[number, number[]]> {
+    return this.m._fieldLength;
+  }
+
   private hasLiveChunk(fields: TermPostings): boolean {
     for (const postings of fields.values()) for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) return true;
     return false;
-  }
-
-  /** Saving is a full pass anyway: drop discarded chunks' postings now rather than wait for vacuuming. */
-  private dropStalePostings(): void {
-    if (this.m._dirtCount === 0 || this.mini.isVacuuming) return;
-    const emptyTerms: string[] = [];
-    for (const [term, fields] of this.m._index) {
-      for (const [fieldId, postings] of fields) {
-        for (const doc of postings.keys()) if (!this.m._fieldLength.has(doc)) postings.delete(doc);
-        if (postings.size === 0) fields.delete(fieldId);
-      }
-      if (fields.size === 0) emptyTerms.push(term);
-    }
-    for (const term of emptyTerms) this.m._index.delete(term);
-    this.m._dirtCount = 0;
   }
 }

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { TimeSlices, TURN_MS } from '../core/process/timeSlices.js';
+
+/** Busy work on the main thread, as indexing is. */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+describe('long passes run in turns', () => {
+  it('a pass of many small items lets the event loop run between turns, about once a turn', async () => {
+    const turns = new TimeSlices();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    const started = performance.now();
+    for (let item = 0; item < 60; item++) {
+      spin(2);
+      if (turns.due()) await turns.next();
+    }
+    const passMs = performance.now() - started;
+    clearInterval(ticker);
+    // ~120 ms of work in turns of TURN_MS: the timer ran between them, several times.
+    assert.ok(ticks >= Math.floor(passMs / (TURN_MS + 2)) - 1, `${ticks} timer ticks in a ${passMs.toFixed(0)} ms pass`);
+    assert.ok(ticks >= 3, `${ticks} ticks`);
+  });
+
+  it('a pass shorter than a turn does not yield at all', async () => {
+    const turns = new TimeSlices();
+    let yielded = false;
+    setImmediate(() => (yielded = true));
+    for (let item = 0; item < 5; item++) if (turns.due()) await turns.next();
+    assert.equal(yielded, false);
+  });
+});
