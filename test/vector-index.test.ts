@@ -439,6 +439,49 @@ describe('property: interleaved upserts and removes match a reference Map', () =
   }
 });
 
+describe('a faiss flat or 8-bit index built from the store in turns', () => {
+  test('the switch to 8-bit on a large store is built in turns: searches stay exact, the loop turns, changes meanwhile are kept', async () => {
+    const dims = 96;
+    const many = randomUnitVectors(40_000, dims, 11);
+    const probes = randomUnitVectors(10, dims, 12);
+    const options: VectorIndexOptions = { dims, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9, quantiseThreshold: 30_000 };
+    const index = createVectorIndex(options);
+    const reference = new Map<string, Float32Array>();
+    const upsert = (from: number, to: number) => {
+      const items = many.slice(from, to).map((vector, i) => ({ id: idOf(from + i), vector }));
+      index.upsert(items);
+      for (const { id, vector } of items) reference.set(id, vector);
+    };
+    upsert(0, 29_999);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    try {
+      // Crossing the threshold starts the 8-bit build: 30,000 rows, more than one turn's work.
+      upsert(29_999, 30_000);
+      for (const probe of probes.slice(0, 3)) assertSameHits(index.search(probe, 10), exactSearch(reference, probe, 10));
+      // Changes while it builds: rows appended, replaced and removed.
+      await new Promise((resolve) => setImmediate(resolve));
+      upsert(30_000, 31_000);
+      index.upsert([{ id: idOf(5), vector: many[39_999]! }]);
+      reference.set(idOf(5), many[39_999]!);
+      const gone = [idOf(7), idOf(20_000), idOf(30_500)];
+      index.remove(gone);
+      for (const id of gone) reference.delete(id);
+      for (const probe of probes.slice(3, 6)) assertSameHits(index.search(probe, 10), exactSearch(reference, probe, 10));
+      await index.settled();
+    } finally {
+      clearInterval(ticker);
+    }
+    assert.ok(ticks >= 2, `the event loop ran ${ticks} times while the index was built`);
+    assert.equal(index.size, reference.size);
+    for (const probe of probes) assertSameHits(index.search(probe, 10), exactSearch(reference, probe, 10));
+    const dir = freshDir();
+    await index.save(dir);
+    const loaded = await loadVectorIndex(dir, options);
+    for (const probe of probes) assertSameHits(loaded.search(probe, 10), exactSearch(reference, probe, 10));
+  });
+});
+
 describe('HNSW graphs built in the background', () => {
   const reference = new Map(corpus.map((vector, i) => [idOf(i), vector]));
 

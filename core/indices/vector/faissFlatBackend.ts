@@ -1,4 +1,6 @@
+import { TimeSlices } from '../../process/timeSlices.js';
 import { addRows, searchOne } from './faissRows.js';
+import { TsFlatEngine } from './flatBackend.js';
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
 import type { VectorStore } from './vectorStore.js';
 import { compareLabelHits, type AcceptId, type LabelHit, type NativeIndexWriter, type SearchEngine, type VectorHit } from './vectorTypes.js';
@@ -13,6 +15,8 @@ const RESCORE_FACTOR = 4;
 const MIN_RESCORED = 64;
 /** SQ8 learns each dimension's range from a sample of rows (spread over the store); outliers are clipped, re-scoring repairs the order. */
 const TRAINING_ROWS = 2048;
+/** Rows added between two looks at the clock while an index is built from the store. */
+const ROWS_PER_STEP = 2000;
 
 /**
  * Search with a faiss index that mirrors the store row for row (removeIds compacts faiss labels the same way the
@@ -26,6 +30,15 @@ export class FaissFlatEngine implements SearchEngine {
   private index: FaissIndex;
   /** Rows the 8-bit ranges were learnt from. */
   private trainedOn = 0;
+  /**
+   * Rows of the store the faiss index holds: all of them, except while it is built from the store (on switching to
+   * or from 8-bit, or when no saved index could be used), which is done in turns; searches are exact meanwhile.
+   */
+  private built = 0;
+  private building: Promise<void> | undefined;
+  /** Counts builds: a build that a newer one replaced stops. */
+  private builds = 0;
+  private readonly exact: TsFlatEngine;
 
   /** `loaded` must hold exactly the store's rows (checked by the caller), in the form `quantised` says. */
   constructor(
@@ -34,24 +47,34 @@ export class FaissFlatEngine implements SearchEngine {
     readonly quantised: boolean,
     loaded?: FaissIndex,
   ) {
-    if (loaded) this.trainedOn = Math.min(store.size, TRAINING_ROWS);
+    this.exact = new TsFlatEngine(store);
+    if (loaded) {
+      this.trainedOn = Math.min(store.size, TRAINING_ROWS);
+      this.built = store.size;
+    }
     this.index = loaded ?? this.buildFromStore();
   }
 
-  appended(from: number): void {
+  appended(): void {
     // Ranges learnt from a small store may clip much of what comes after: learn them again as it doubles.
     if (this.quantised && this.trainedOn < TRAINING_ROWS && this.store.size >= 2 * this.trainedOn) this.index = this.buildFromStore();
-    else addRows(this.index, this.store.data(), this.store.dims, from, this.store.size);
-    this.checkInStep();
+    else if (!this.building) {
+      addRows(this.index, this.store.data(), this.store.dims, this.built, this.store.size);
+      this.built = this.store.size;
+      this.checkInStep();
+    }
   }
 
   removed(labels: readonly number[]): void {
-    if (labels.length === 0) return;
-    this.index.removeIds([...labels]);
-    this.checkInStep();
+    // Rows not added yet need no removing: the store has compacted them away already.
+    const held = labels.filter((label) => label < this.built);
+    if (held.length > 0) this.index.removeIds(held);
+    this.built -= held.length;
+    if (!this.building) this.checkInStep();
   }
 
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[] {
+    if (this.built < this.store.size) return this.exact.search(query, k, accept);
     const total = this.index.ntotal();
     const wanted = this.quantised ? Math.max(k * RESCORE_FACTOR, MIN_RESCORED) : k;
     let request = Math.min(wanted, total);
@@ -79,23 +102,52 @@ export class FaissFlatEngine implements SearchEngine {
     return { fourcc: this.quantised ? FAISS_SQ8_FOURCC : FAISS_FLAT_FOURCC, write: (file) => this.index.write(file) };
   }
 
+  /** A save writes the faiss index whole: it waits for a build under way. */
+  async beforeSave(): Promise<void> {
+    await this.settled();
+  }
+
+  async settled(): Promise<void> {
+    while (this.building) await this.building;
+  }
+
   // The store is the source of truth: should faiss ever disagree, rebuild rather than serve wrong labels.
   private checkInStep(): void {
     if (this.index.ntotal() !== this.store.size) this.index = this.buildFromStore();
   }
 
+  /** An empty index of the right form (8-bit ranges learnt from a sample of the store); the rows follow in turns. */
   private buildFromStore(): FaissIndex {
     const { dims, size } = this.store;
-    if (!this.quantised) {
-      const index = new this.faiss.IndexFlatIP(dims);
-      addRows(index, this.store.data(), dims, 0, size);
-      return index;
-    }
-    const index = this.faiss.Index.fromFactory(dims, 'SQ8', this.faiss.MetricType.METRIC_INNER_PRODUCT);
-    index.train(trainingSample(this.store));
-    this.trainedOn = Math.min(size, TRAINING_ROWS);
-    addRows(index, this.store.data(), dims, 0, size);
+    let index: FaissIndex;
+    if (this.quantised) {
+      index = this.faiss.Index.fromFactory(dims, 'SQ8', this.faiss.MetricType.METRIC_INNER_PRODUCT);
+      index.train(trainingSample(this.store));
+      this.trainedOn = Math.min(size, TRAINING_ROWS);
+    } else index = new this.faiss.IndexFlatIP(dims);
+    this.index = index;
+    this.built = 0;
+    const build = ++this.builds;
+    const adding = this.addStoreRows(build);
+    // A small store is added at once (before the first turn ends): nothing is left building.
+    this.building = this.built < this.store.size ? adding : undefined;
     return index;
+  }
+
+  /**
+   * Adds the store's rows to the index being built, a few thousand at a time, in turns, until it holds them all
+   * (rows appended meanwhile included); a newer build replaces it.
+   */
+  private async addStoreRows(build: number): Promise<void> {
+    const turns = new TimeSlices();
+    while (build === this.builds && this.built < this.store.size) {
+      const to = Math.min(this.store.size, this.built + ROWS_PER_STEP);
+      addRows(this.index, this.store.data(), this.store.dims, this.built, to);
+      this.built = to;
+      if (turns.due()) await turns.next();
+    }
+    // In the same turn as the last rows: an append from then on is added directly.
+    if (build === this.builds) this.building = undefined;
   }
 }
 
