@@ -210,8 +210,11 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
     }
   });
 
-  it('changing max_chunk_chars rebuilds, re-embedding only texts never embedded', async () => {
-    const vault = await CairnVault.open(configFor(vaultDir, dataDir, (c) => (c.chunking.max_chunk_chars = 150)));
+  it('changing max_chunk_chars rebuilds, re-embedding only texts never embedded, into what a fresh index would be', async () => {
+    const smaller = (c: CairnConfig) => (c.chunking.max_chunk_chars = 150);
+    const vault = await CairnVault.open(configFor(vaultDir, dataDir, smaller));
+    const freshDir = await mkdtemp(path.join(os.tmpdir(), 'cairn-fresh-'));
+    const fresh = await CairnVault.open(configFor(vaultDir, freshDir, smaller));
     try {
       assert.match(vault.status().pendingRebuild ?? '', /chunking config changed \(max_chunk_chars: 2000 → 150\)/);
       const events: IndexEvent[] = [];
@@ -219,8 +222,17 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
       assert.ok(events.some((e) => e.type === 'rebuild-started'));
       assert.ok(summary.cached > 0, 'unchanged chunk texts come from the cache');
       assert.ok(summary.embedded > 0 && summary.embedded < summary.chunks);
+      // Re-chunked into the loaded index (chunks that came out unchanged kept their entries): the same index as a fresh build.
+      await fresh.index();
+      assert.deepEqual(vault.snapshot(), fresh.snapshot());
+      for (const query of ['photosynthesis light', 'Alias Zeta', 'how do plants grow']) {
+        const hits = async (v: CairnVault) => (await v.search({ query, k: 10 })).results.map((r) => [r.chunkId, r.score.toFixed(6)]);
+        assert.deepEqual(await hits(vault), await hits(fresh), query);
+      }
     } finally {
       await vault.close();
+      await fresh.close();
+      await rm(freshDir, { recursive: true, force: true });
     }
     // Back to the default: every text was embedded before.
     const again = await CairnVault.open(configFor(vaultDir, dataDir));

@@ -143,7 +143,7 @@ export class CairnVault {
       hnswThreshold: config.index.hnsw_threshold,
     });
     // The model loads in its own process while this one reads the index files.
-    const [embedder, identity, { state, rebuild }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
+    const [embedder, identity, { state, rebuild, rechunk }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
     const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
     const cache = await EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
@@ -158,6 +158,7 @@ export class CairnVault {
         : undefined;
     const vault = new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
     if (journal.problem) vault.warnings.push(journal.problem);
+    if (rechunk) vault.indexer.rechunkAllOnNextSync();
     return vault;
   }
 

@@ -6,7 +6,7 @@ import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexO
 import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, VectorIndexCorruptError } from '../indices/vector/vectorIndexFiles.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { digestBytes, digestFile, type FileDigest } from '../embedding/fileDigest.js';
-import { loadManifest, MANIFEST_FILE, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
+import { loadManifest, MANIFEST_FILE, onlyChunkingChanged, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
 import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 
@@ -41,14 +41,16 @@ export class IndexState {
   /**
    * Loads the persisted index when it matches the identity. Otherwise returns an empty state and the reason a
    * full rebuild is needed (no index, changed config or model, or damaged files — never an exception): a rebuild
-   * re-chunks the vault and takes the vectors from the embedding cache. The files load while the identity is still
-   * being worked out (the embedding model loads in parallel).
+   * re-chunks the vault and takes the vectors from the embedding cache. When only the chunking config changed, the
+   * persisted index is loaded all the same, with `rechunk` set: every note is chunked again into it, and chunks that
+   * come out unchanged stay indexed as they are. The files load while the identity is still being worked out (the
+   * embedding model loads in parallel).
    */
   static async open(
     dir: string,
     identityPromise: Promise<IndexIdentity>,
     vectorOptionsFor: (dims: number) => VectorIndexOptions,
-  ): Promise<{ state: IndexState; rebuild?: string }> {
+  ): Promise<{ state: IndexState; rebuild?: string; rechunk?: boolean }> {
     const { manifest, damage } = await loadManifest(dir);
     const current = manifest?.schemaVersion === SCHEMA_VERSION ? manifest : undefined;
     const loading = current ? loadFiles(dir, current, vectorOptionsFor(current.embedding?.dims ?? 0)).catch((error: Error) => error) : undefined;
@@ -56,14 +58,16 @@ export class IndexState {
     const empty = () => IndexState.empty(dir, identity, vectorOptionsFor(identity.embedding.dims));
     if (damage) return { state: empty(), rebuild: `index file ${MANIFEST_FILE} is damaged (${damage}): ${FROM_CACHE}` };
     const reason = rebuildReason(manifest, identity);
-    if (reason || !current || !loading) {
+    const rechunk = current !== undefined && onlyChunkingChanged(current, identity);
+    if ((reason && !rechunk) || !current || !loading) {
       await loading;
       return { state: empty(), rebuild: reason ?? 'no index yet' };
     }
     const loaded = await loading;
     if (loaded instanceof Error) return { state: empty(), rebuild: `${describeDamage(loaded, path.join(dir, generationDir(current.generation)))}: ${FROM_CACHE}` };
     const { store, keyword, graph, vectors } = loaded;
-    return { state: new IndexState(dir, identity, store, keyword, vectors, graph, current.builtAt, current.generation) };
+    const state = new IndexState(dir, identity, store, keyword, vectors, graph, current.builtAt, current.generation);
+    return rechunk ? { state, rebuild: reason, rechunk } : { state };
   }
 
   /**

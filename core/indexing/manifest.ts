@@ -77,6 +77,14 @@ export async function writeManifest(dir: string, manifest: Manifest): Promise<vo
   await writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
+/**
+ * Whether `stored` differs from `current` in the chunking config alone: every note is then chunked again, but the
+ * chunks that come out as they were keep their place in the keyword and vector indices.
+ */
+export function onlyChunkingChanged(stored: IndexIdentity | undefined, current: IndexIdentity): boolean {
+  return stored !== undefined && rebuildReason(stored, current) !== undefined && rebuildReason(stored, { ...current, chunking: { ...stored.chunking } }) === undefined;
+}
+
 /** Why an index built as `stored` cannot serve `current`, or undefined when it can. */
 export function rebuildReason(stored: IndexIdentity | undefined, current: IndexIdentity): string | undefined {
   if (!stored) return 'no index yet';

@@ -10,7 +10,7 @@ import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type
 import type { IndexListener, IndexPhase, IndexSummary } from '../contract/status.js';
 import type { IndexState } from './indexState.js';
 import { hasShownText } from '../chunking/shownText.js';
-import { graphNoteOf, type NewChunk, type NewNoteRecord } from './noteStore.js';
+import { graphNoteOf, type NewChunk, type NewNoteRecord, type StoredChunk } from './noteStore.js';
 import { inOrderBounded } from './inOrderBounded.js';
 import { OutlineCache, OUTLINES_DIR } from './outlineCache.js';
 import { TimeSlices } from '../process/timeSlices.js';
@@ -62,14 +62,25 @@ export class VaultIndexer {
   /** Notes' parse outlines by text hash: a re-chunk after a `[chunking]` change does not parse again. */
   private readonly outlines: OutlineCache;
 
+  /** Every note is chunked again by the next sync (the chunking config changed), not only those that changed. */
+  private rechunkAll = false;
+
   constructor(private readonly deps: VaultIndexerDeps) {
     this.filter = createPathFilter(deps.scanOptions);
     this.outlines = new OutlineCache(path.join(deps.state.dir, OUTLINES_DIR));
   }
 
+  /**
+   * Makes the next sync chunk every note again, into the index as it is: for a change of the chunking config,
+   * where most chunks come out as they were and keep their place in the keyword and vector indices.
+   */
+  rechunkAllOnNextSync(): void {
+    this.rechunkAll = true;
+  }
+
   /** Full reconciliation: scans the whole vault, then applies every difference and persists. */
   async sync(listener: IndexListener = () => {}): Promise<IndexSummary> {
-    return this.run(listener, true, async (timed) => {
+    const summary = await this.run(listener, true, async (timed) => {
       const scan = await timed('scan', () => scanVault(this.deps.vaultPath, this.deps.scanOptions));
       this.links = scan.links;
       const present = new Set(scan.files.map((f) => f.path));
@@ -78,8 +89,11 @@ export class VaultIndexer {
         gone: [...this.deps.state.store.paths()].filter((p) => !present.has(p)),
         failures: new Map(scan.warnings.map((w) => [w.path, w.reason])),
         replaceFailures: true,
+        rechunk: this.rechunkAll,
       };
     });
+    this.rechunkAll = false;
+    return summary;
   }
 
   /** Applies changes to the given vault-relative paths (added, changed or deleted files), without a full scan or persisting. */
@@ -128,7 +142,7 @@ export class VaultIndexer {
   private async run(
     listener: IndexListener,
     persist: boolean,
-    collect: (timed: PhaseTimer) => Promise<{ entries: VaultFileEntry[]; gone: string[]; failures: Map<string, string>; replaceFailures: boolean }>,
+    collect: (timed: PhaseTimer) => Promise<{ entries: VaultFileEntry[]; gone: string[]; failures: Map<string, string>; replaceFailures: boolean; rechunk?: boolean }>,
   ): Promise<IndexSummary> {
     const { state } = this.deps;
     const started = performance.now();
@@ -142,10 +156,10 @@ export class VaultIndexer {
       }
     };
 
-    const { entries, gone, failures, replaceFailures } = await collect(timed);
+    const { entries, gone, failures, replaceFailures, rechunk = false } = await collect(timed);
     const candidates = entries.filter((entry) => {
       const known = state.store.note(entry.path);
-      return !known || known.size !== entry.size || known.mtimeMs !== entry.mtimeMs;
+      return rechunk || !known || known.size !== entry.size || known.mtimeMs !== entry.mtimeMs;
     });
     listener({ type: 'indexing-started', files: candidates.length + gone.length });
 
@@ -174,40 +188,63 @@ export class VaultIndexer {
       const elapsed = (performance.now() - runStarted) / 1000;
       listener({ type: 'progress', phase, done: Math.floor(done), total: candidates.length, currentFile, etaSeconds: done > 0 ? (elapsed / done) * (candidates.length - done) : undefined });
     };
-    for (let from = 0; from < candidates.length; from += NOTES_PER_BATCH) {
-      const batch = candidates.slice(from, from + NOTES_PER_BATCH);
-      const changed: ChangedNote[] = [];
-      const failedKnown: string[] = [];
-      await timed('chunk', async () => {
-        const results = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readAndChunk(entry), (done) => {
-          if (done % NOTES_IN_FLIGHT === 0) progress('chunk', from + done, batch[done]?.path);
-        });
-        results.forEach((result, j) => {
-          const entry = batch[j];
-          if ('failure' in result) {
-            failures.set(entry.path, result.failure);
-            if (state.store.note(entry.path)) failedKnown.push(entry.path);
-          } else {
-            if (result.changed) changed.push(result.changed);
-            else touched++;
-            if (result.warning) failures.set(entry.path, result.warning);
-          }
-        });
-        await this.outlines.flush();
-      });
-      await timed('index', () => this.applyText(changed, failedKnown));
-      // Notes referencing blocks whose text this batch changed read them anew, before anything is embedded.
-      const referrers = await timed('chunk', () => this.rechunkReferrers());
-      if (referrers.length) {
-        const again = new Set(referrers.map((c) => c.record.path));
-        changed.splice(0, changed.length, ...changed.filter((c) => !again.has(c.record.path)), ...referrers);
+    // A batch is embedded (in the embedding process) while the next one is chunked (in the chunker threads) and
+    // indexed by keyword: the stages overlap, so their phase times add up to more than the run's.
+    let embedding: Promise<void> | undefined;
+    let embeddingBatch = false;
+    const embedBatch = async (changed: ChangedNote[], from: number, size: number) => {
+      embeddingBatch = true;
+      try {
+        const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * size : size))));
+        embedded += counts.embedded;
+        cached += counts.cached;
+        await timed('index', () => this.applyVectors(changed));
+      } finally {
+        embeddingBatch = false;
       }
-      for (const p of failedKnown) removed.add(p);
-      for (const c of changed) changedPaths.add(c.record.path);
-      const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * batch.length : batch.length))));
-      embedded += counts.embedded;
-      cached += counts.cached;
-      await timed('index', () => this.applyVectors(changed));
+    };
+    try {
+      for (let from = 0; from < candidates.length; from += NOTES_PER_BATCH) {
+        const batch = candidates.slice(from, from + NOTES_PER_BATCH);
+        const changed: ChangedNote[] = [];
+        const failedKnown: string[] = [];
+        await timed('chunk', async () => {
+          const results = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readAndChunk(entry, rechunk), (done) => {
+            // While a batch is embedded its progress is the one shown: embedding is the slower stage.
+            if (done % NOTES_IN_FLIGHT === 0 && !embeddingBatch) progress('chunk', from + done, batch[done]?.path);
+          });
+          results.forEach((result, j) => {
+            const entry = batch[j];
+            if ('failure' in result) {
+              failures.set(entry.path, result.failure);
+              if (state.store.note(entry.path)) failedKnown.push(entry.path);
+            } else {
+              if (result.changed) changed.push(result.changed);
+              else touched++;
+              if (result.warning) failures.set(entry.path, result.warning);
+            }
+          });
+          await this.outlines.flush();
+        });
+        await timed('index', () => this.applyText(changed, failedKnown));
+        // Notes referencing blocks whose text this batch changed read them anew, before anything is embedded.
+        const referrers = await timed('chunk', () => this.rechunkReferrers());
+        if (referrers.length) {
+          const again = new Set(referrers.map((c) => c.record.path));
+          changed.splice(0, changed.length, ...changed.filter((c) => !again.has(c.record.path)), ...referrers);
+        }
+        for (const p of failedKnown) removed.add(p);
+        for (const c of changed) changedPaths.add(c.record.path);
+        // The embedding process takes one batch at a time: the previous one's vectors go in first.
+        await embedding;
+        embedding = embedBatch(changed, from, batch.length);
+        // Awaited before the next batch is embedded or the run ends; a failure meanwhile is not an unhandled one.
+        embedding.catch(() => {});
+      }
+      await embedding;
+    } finally {
+      // Never left running past a run that failed: its vectors would land in a later one.
+      await embedding?.catch(() => {});
     }
     for (const [p, reason] of failures) {
       state.store.failures.set(p, reason);
@@ -352,7 +389,12 @@ export class VaultIndexer {
     return { embedded: hashes.length, cached };
   }
 
-  /** First stage: the store, keyword index and graph take the changes; stale vectors go. Searchable by keyword now. */
+  /**
+   * First stage: the store, keyword index and graph take the changes; stale vectors go. Searchable by keyword now.
+   * A chunk of a changed note that comes out as it was (same id and text, under the same headings, tags and note
+   * title) keeps its place in the keyword and vector indices: an edit to one section of a long note, or a change of
+   * the chunking config that leaves most sections whole, re-indexes only the chunks that changed.
+   */
   private async applyText(changed: ChangedNote[], removed: string[]): Promise<void> {
     const { state } = this.deps;
     const stale: string[] = [];
@@ -360,9 +402,18 @@ export class VaultIndexer {
       stale.push(...state.store.delete(p));
       state.graph.removeNote(p);
     }
-    for (const { record } of changed) stale.push(...state.store.delete(record.path));
-    state.keyword.remove(stale);
-    state.vectors.remove(stale);
+    const unchanged = new Set<string>();
+    for (const { record } of changed) {
+      const before = state.store.note(record.path);
+      if (before && before.title === record.title && sameList(before.aliases, record.aliases)) {
+        const kept = new Map(before.chunks.map((chunk) => [chunk.id, indexedForm(chunk)]));
+        for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
+      }
+      stale.push(...state.store.delete(record.path));
+    }
+    const gone = stale.filter((id) => !unchanged.has(id));
+    state.keyword.remove(gone);
+    state.vectors.remove(gone);
     // A batch of 500 notes is ~7,000 chunks, about a second of store, graph and MiniSearch work: in turns, so
     // searches (and, in browser mode, the server) are answered meanwhile.
     const turns = new TimeSlices();
@@ -373,7 +424,7 @@ export class VaultIndexer {
     }
     // A chunk with nothing to show (an empty block, a page of only properties) is no search result.
     const docs = changed.flatMap(({ record, chunks }) =>
-      chunks.filter(hasShownText).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+      chunks.filter((c) => hasShownText(c) && !unchanged.has(c.id)).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
     for (let from = 0; from < docs.length; from += KEYWORD_DOCS_PER_STEP) {
       state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_STEP));
@@ -381,16 +432,29 @@ export class VaultIndexer {
     }
   }
 
-  /** Second stage: vectors of the chunks still current (a later update may have replaced some meanwhile), in turns. */
+  /**
+   * Second stage: vectors of the chunks still current, in turns. Each step looks at the store as it is then: the
+   * next batch is indexed meanwhile, and may have replaced some (a note showing a block that changed).
+   */
   private async applyVectors(changed: ChangedNote[]): Promise<void> {
     const { state, cache } = this.deps;
-    const current = changed.flatMap(({ chunks }) => chunks).filter((c) => hasShownText(c) && state.store.chunk(c.id) && !state.vectors.has(c.id));
+    const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
     const turns = new TimeSlices();
-    for (let from = 0; from < current.length; from += VECTORS_PER_STEP) {
-      state.vectors.upsert(current.slice(from, from + VECTORS_PER_STEP).map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
+    for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {
+      const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
+      state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
       if (turns.due()) await turns.next();
     }
   }
+}
+
+/** What the keyword and vector indices hold of a chunk (besides its note's path, title and aliases). */
+function indexedForm(chunk: Pick<StoredChunk, 'hash' | 'headerPath' | 'tags'>): string {
+  return JSON.stringify([chunk.hash, chunk.headerPath, chunk.tags]);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function failureKey(failures: ReadonlyMap<string, string>): string {
