@@ -98,7 +98,7 @@ export const CONFIG_SCHEMA = {
     vector_backend: { type: 'string', default: 'auto', choices: ['auto', 'faiss', 'flat'], doc: '"faiss" (faiss-node), "flat" (exact TypeScript search), or "auto": faiss when it loads.' },
     vector_kind: { type: 'string', default: 'auto', choices: ['auto', 'flat', 'hnsw'], doc: '"flat" is exact; "hnsw" is approximate and faster on very large vaults; "auto" switches to HNSW at hnsw_threshold vectors.' },
     hnsw_threshold: { type: 'integer', default: 200000, min: 1, max: 1_000_000_000, doc: 'Vector count at which vector_kind "auto" switches from exact to HNSW search.' },
-    debounce_ms: { type: 'integer', default: 300, min: 0, max: 60000, doc: 'File changes arriving within this many milliseconds of each other are applied as one update.' },
+    debounce_ms: { type: 'integer', default: 300, min: 0, max: 60000, doc: 'File changes arriving within this many milliseconds of each other are applied as one update; the first change after a quiet spell is applied at once.' },
     reconcile_interval_seconds: {
       type: 'integer',
       default: 300,

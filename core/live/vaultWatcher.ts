@@ -27,7 +27,9 @@ export interface VaultWatcherOptions {
 /**
  * Watches the vault folder with chokidar, filtered by the config's include/exclude rules (chokidar takes no
  * globs), and turns bursts of events into batches: editors that save in pieces (awaitWriteFinish), atomic
- * rename-over saves, `git checkout` touching hundreds of files, all become one update.
+ * rename-over saves, `git checkout` touching hundreds of files, all become few updates. The first event after a
+ * quiet spell (longer than the debounce) is applied at once, so that a lone save is searchable without waiting
+ * out the debounce; the events that follow it within the debounce gather into the next batch.
  *
  * chokidar never follows symbolic links here: following them made it spin forever on a link loop and watch
  * folders outside the vault. Instead the links the vault scan followed (loops already cut, outside links only
@@ -38,6 +40,8 @@ export class VaultWatcher {
   private pending: VaultChangeBatch = { files: new Set(), folders: false };
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** When the last event came (performance.now()). */
+  private lastEventAt = -Infinity;
   private closed = false;
   private realRoot = '';
   private readonly filter: PathFilter;
@@ -173,19 +177,29 @@ export class VaultWatcher {
     if (removed.length) await this.watcher.unwatch(removed);
   }
 
-  private schedule(): void {
+  /**
+   * On an event: a batch now after a quiet spell (the same turn's other events join it), else once events pause.
+   * `event` false: changes left pending by the batch just applied, sent once events pause.
+   */
+  private schedule(event = true): void {
     if (this.closed) return;
+    const now = performance.now();
+    const quiet = event && now - this.lastEventAt >= this.options.debounceMs;
+    if (event) this.lastEventAt = now;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.options.debounceMs);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.flush();
+      },
+      quiet && !this.running ? 0 : this.options.debounceMs,
+    );
   }
 
   private async flush(): Promise<void> {
     if (this.running) {
       // Events that arrive while a batch is applied wait for it, then go as the next batch.
-      this.schedule();
+      this.schedule(false);
       return;
     }
     const batch = this.pending;
@@ -197,6 +211,6 @@ export class VaultWatcher {
     })();
     await this.running;
     this.running = undefined;
-    if (this.pending.files.size || this.pending.folders) this.schedule();
+    if (this.pending.files.size || this.pending.folders) this.schedule(false);
   }
 }
