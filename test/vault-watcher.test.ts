@@ -49,4 +49,29 @@ describe('the vault watcher batches changes', { timeout: 30_000 }, () => {
       assert.deepEqual(new Set(batches.flatMap((b) => [...b.files])), new Set(Array.from({ length: 20 }, (_, i) => `n${i}.md`)));
     });
   });
+
+  it('closing while it starts ends the start too (a vault replaced or the app closed as it opens), and nothing is watched after', async () => {
+    // Enough folders that chokidar's first walk takes a while: the close lands before it is ready.
+    const vault = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'cairn-watcher-')));
+    for (let d = 0; d < 300; d++) {
+      await fs.mkdir(path.join(vault, `d${d}`, 'inner'), { recursive: true });
+      await fs.writeFile(path.join(vault, `d${d}`, 'inner', 'n.md'), '# N\n');
+    }
+    try {
+      for (const delayMs of [0, 10, 30, 60]) {
+        const batches: VaultChangeBatch[] = [];
+        const watcher = new VaultWatcher(vault, OPTIONS, { links: async () => [], debounceMs: 20, onBatch: async (b) => void batches.push(b), onError: () => {} });
+        const started = watcher.start();
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        await watcher.close();
+        const outcome = await Promise.race([started.then(() => 'ended'), new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5000))]);
+        assert.equal(outcome, 'ended', `closed ${delayMs} ms into start`);
+        await fs.writeFile(path.join(vault, 'after.md'), `# After ${delayMs}\n`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.deepEqual(batches, [], `closed ${delayMs} ms into start, yet a change was reported`);
+      }
+    } finally {
+      await fs.rm(vault, { recursive: true, force: true });
+    }
+  });
 });

@@ -130,9 +130,15 @@ export class VaultIndexer {
     try {
       const live = new Set<string>(this.deps.beforePersist ? await this.deps.beforePersist() : []);
       await this.deps.state.save();
-      for (const note of this.deps.state.store.allNotes()) for (const chunk of note.chunks) live.add(chunk.hash);
+      const texts = new Set<string>();
+      const turns = new TimeSlices();
+      for (const note of this.deps.state.store.allNotes()) {
+        for (const chunk of note.chunks) live.add(chunk.hash);
+        texts.add(note.textHash);
+        if (turns.due()) await turns.next();
+      }
       await this.deps.cache.save(live);
-      await this.outlines.retain(new Set(Array.from(this.deps.state.store.allNotes(), (note) => note.textHash)));
+      await this.outlines.retain(texts);
     } catch (error) {
       this.unsaved = true;
       throw error;
@@ -382,7 +388,11 @@ export class VaultIndexer {
       // Chunk texts are passages: the model's passage prefix, not its query prefix (e5's "passage: ").
       const embedPassages = embedder.embedPassages?.bind(embedder) ?? embedder.embed.bind(embedder);
       const vectors = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
-      hashes.forEach((hash, i) => cache.set(hash, vectors[i]));
+      const turns = new TimeSlices();
+      for (const [i, hash] of hashes.entries()) {
+        cache.set(hash, vectors[i]);
+        if (turns.due()) await turns.next();
+      }
     } finally {
       this.pendingEmbeddings -= hashes.length;
     }

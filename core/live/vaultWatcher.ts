@@ -40,6 +40,8 @@ export class VaultWatcher {
   private pending: VaultChangeBatch = { files: new Set(), folders: false };
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** Ends `start()`'s wait for chokidar's ready event. */
+  private stopWaiting?: () => void;
   /** When the last event came (performance.now()). */
   private lastEventAt = -Infinity;
   private closed = false;
@@ -63,6 +65,7 @@ export class VaultWatcher {
   async start(): Promise<void> {
     this.realRoot = await realpath(this.root);
     await this.findLinks();
+    if (this.closed) return;
     this.watcher = watch([this.realRoot, ...this.watchedTargets], {
       ignoreInitial: true,
       followSymlinks: false,
@@ -93,7 +96,12 @@ export class VaultWatcher {
       }
     });
     this.watcher.on('error', (error) => this.report(error));
-    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+    // Closed before chokidar is ready (the app closing while a vault opens), it never will be: stop waiting then.
+    await new Promise<void>((resolve) => {
+      this.watcher!.once('ready', () => resolve());
+      this.stopWaiting = resolve;
+    });
+    this.stopWaiting = undefined;
   }
 
   /** Resolves when no batch is pending or being applied. */
@@ -105,6 +113,7 @@ export class VaultWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWaiting?.();
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.watcher?.close();

@@ -240,6 +240,11 @@ export class ChunkPostings {
     };
   }
 
+  /** How many entries the document tables hold. */
+  tableSizes(): { documentIds: number; fieldLength: number } {
+    return { documentIds: this.m._documentIds.size, fieldLength: this.m._fieldLength.size };
+  }
+
   /** MiniSearch's `documentIds` table: short id → chunk id. */
   documentIds(): Iterable<[number, string]> {
     return this.m._documentIds;

@@ -66,7 +66,7 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
 export async function loadVectorIndex(dir: string, options: VectorIndexOptions): Promise<VectorIndex> {
   const resolved = resolveOptions(options);
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
-  const store = VectorStore.fromRows(resolved.dims, header.ids, vectors);
+  const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors);
   const layout = layoutFor(resolved, store.size, { kind: header.kind, quantised: false });
   let native: NativeIndex | null = null;
   if (resolved.faiss && layout.kind === header.kind && header.backend === 'faiss') {

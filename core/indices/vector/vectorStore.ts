@@ -1,3 +1,5 @@
+import { TimeSlices } from '../../process/timeSlices.js';
+
 /**
  * The vectors of a vector index in one contiguous Float32Array (row = label),
  * with the label <-> id mapping. Removal compacts rows in order, exactly as faiss
@@ -17,16 +19,19 @@ export class VectorStore {
   }
 
   /** Takes ownership of `vectors` (ids.length x dims, row-major). */
-  static fromRows(dims: number, ids: readonly string[], vectors: Float32Array): VectorStore {
+  /** A store of saved rows; its id table (an entry per row) is filled in turns. */
+  static async fromRows(dims: number, ids: readonly string[], vectors: Float32Array): Promise<VectorStore> {
     if (vectors.length !== ids.length * dims) throw new Error(`VectorStore: ${vectors.length} floats for ${ids.length} x ${dims}`);
     const store = new VectorStore(dims, 0);
     store.matrix = vectors.length > 0 ? vectors : new Float32Array(dims);
     store.rows = ids.length;
-    ids.forEach((id, label) => {
+    const turns = new TimeSlices();
+    for (const [label, id] of ids.entries()) {
       if (store.labelById.has(id)) throw new Error(`VectorStore: duplicate id ${JSON.stringify(id)}`);
       store.idByLabel.push(id);
       store.labelById.set(id, label);
-    });
+      if (turns.due()) await turns.next();
+    }
     return store;
   }
 
