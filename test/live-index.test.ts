@@ -79,4 +79,19 @@ describe('the live loop', { timeout: 120_000 }, () => {
     assert.notEqual(related[0], 'Rivers.md');
     assert.equal(vault.noteInfo('Nowhere.md'), undefined);
   });
+
+  // Replacing the vault (a config reload, a learned vocabulary) runs in the writers' queue and stops the watcher; a
+  // save whose batch was already waiting in that queue made the stop wait for the batch, and the batch for the stop.
+  it('stops watching from inside the queue while a save waits in it, then applies the save', async () => {
+    const file = path.join(vault.vaultPath, 'Herons.md');
+    const replaced = live.run(async () => {
+      await writeFile(file, '# Herons\n\nHerons stand still in the shallows.\n');
+      // The watcher's batch for the save now waits behind this job.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await live.unwatch();
+    });
+    const outcome = await Promise.race([replaced.then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('deadlocked'), 10_000))]);
+    assert.equal(outcome, 'stopped');
+    await eventually(() => changeOf('Herons.md').includes('added'), 'the waiting save applied after the job');
+  });
 });

@@ -70,7 +70,10 @@ export class LiveIndex<V extends LiveVault> {
     }
   }
 
-  /** Stops following the vault (a vault being replaced); a save already scheduled still runs. */
+  /**
+   * Stops following the vault (a vault being replaced; called from inside the queue). A batch already queued runs
+   * after the caller's job, and only if its vault is still the app's; a save already scheduled still runs.
+   */
   async unwatch(): Promise<void> {
     await this.watcher?.close();
     clearInterval(this.reconcileTimer);

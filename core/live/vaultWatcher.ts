@@ -111,13 +111,16 @@ export class VaultWatcher {
     }
   }
 
+  /**
+   * Stops watching; pending changes are dropped. A batch already handed to `onBatch` is not waited for: its consumer
+   * may be the very caller (a vault replaced from inside the queue that applies batches), which would wait forever.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.stopWaiting?.();
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.watcher?.close();
-    await this.running;
   }
 
   /** The links the scan follows, and which of their targets the vault watch does not already cover. */
