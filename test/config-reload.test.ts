@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,7 @@ describe('config.toml hot reload', { timeout: 120_000 }, () => {
   let configFile: string;
   let service: CairnService;
   const events: AppEvent[] = [];
+  let onIndexingStarted: (() => void) | undefined;
   const config = (extra: string) => `# my settings\n[vault]\npath = "vault"  # relative to this file\n\n[index]\ndata_dir = "data"\n${extra}`;
 
   before(async () => {
@@ -21,7 +23,13 @@ describe('config.toml hot reload', { timeout: 120_000 }, () => {
     await cp(SAMPLE, path.join(root, 'vault'), { recursive: true });
     configFile = path.join(root, 'config.toml');
     await writeFile(configFile, config(''));
-    service = await CairnService.start({ configFile, listener: (e) => events.push(e) });
+    service = await CairnService.start({
+      configFile,
+      listener: (e) => {
+        events.push(e);
+        if (e.type === 'indexing-started') onIndexingStarted?.();
+      },
+    });
   });
   after(async () => {
     await service?.close();
@@ -78,5 +86,23 @@ describe('config.toml hot reload', { timeout: 120_000 }, () => {
     assert.equal(result.ok, false);
     assert.ok(!result.ok && result.problem.key === 'chunking.min_chunk_chars');
     assert.equal(await readFile(configFile, 'utf8'), before);
+  });
+
+  it('a note saved while a config change rebuilds, after the rebuild read the vault, is indexed right after it', async () => {
+    const note = path.join(root, 'vault', 'Saved meanwhile.md');
+    await service.idle();
+    let written = false;
+    // The rebuild's file list is taken before it announces its start: a note written then is not in it. Written
+    // synchronously, so that it is on disk before the rebuild goes on.
+    onIndexingStarted = () => {
+      onIndexingStarted = undefined;
+      writeFileSync(note, '# Saved meanwhile\n\nThe quokka note was written while the index was rebuilt.\n');
+      written = true;
+    };
+    // Adaptation off: the reopen a learned vocabulary brings would read the note anyway.
+    await writeFile(configFile, config('\n[search]\nk = 3\n\n[chunking]\nmax_chunk_chars = 500\nmin_chunk_chars = 60\noverlap_chars = 20\n\n[embedding]\nadapt = false\n'));
+    await eventually(() => written, 'the rebuild to start');
+    // Not left for the reconcile timer (300 s).
+    await eventually(async () => (await service.search({ query: 'quokka', mode: 'keyword' })).results.some((r) => r.path === 'Saved meanwhile.md'), 'the note saved during the rebuild');
   });
 });

@@ -54,17 +54,26 @@ export class VaultOpener {
     const previous = app.vault;
     await app.live.unwatch();
     if (!previous || pending === 'no index yet') app.vault = next;
+    // Watched before it is indexed: a save meanwhile (after the index's scan read that file) waits in the queue
+    // behind this job and is applied right after it, not at the next reconcile. A reopen under way when close()
+    // begins has its watcher closed by close(), which then waits for this job.
+    const watch = () => app.options.watch !== false && !app.closed;
+    if (watch()) await app.live.watch(next, config);
     try {
       await next.index(app.onIndexEvent);
+    } catch (error) {
+      // The previous vault, still the app's, goes on being followed.
+      await app.live.unwatch();
+      if (previous && app.vault === previous && watch()) await app.live.watch(previous, app.config);
+      throw error;
     } finally {
       app.rebuilding = null;
       app.indexing = null;
     }
     app.vault = next;
+    if (watch()) await app.live.linksScanned();
     if (previous && previous !== next) await previous.close();
     app.config = config;
-    // A reopen that finishes after close() began must not leave a watcher running (it would keep the process alive).
-    if (app.options.watch !== false && !app.closed) await app.live.watch(next, config);
     await app.emitState();
     this.adaptWhenDue(next);
   }

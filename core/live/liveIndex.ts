@@ -79,6 +79,11 @@ export class LiveIndex<V extends LiveVault> {
     clearInterval(this.reconcileTimer);
   }
 
+  /** The vault was scanned while watched (its first index): follow the links that scan found. */
+  async linksScanned(): Promise<void> {
+    await this.watcher?.refreshLinks();
+  }
+
   /** Resolves when every queued change has been applied and saved. */
   async idle(): Promise<void> {
     await this.watcher?.idle();

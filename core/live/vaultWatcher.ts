@@ -178,8 +178,11 @@ export class VaultWatcher {
     this.options.onError(error instanceof Error ? error : new Error(String(error)));
   }
 
-  /** After folders changed, links may have come or gone: watch the new targets, stop watching the old. */
-  private async refreshLinks(): Promise<void> {
+  /**
+   * After a scan (folders changed, or the vault's first index while it is watched), links may have come or gone:
+   * watch the new targets, stop watching the old.
+   */
+  async refreshLinks(): Promise<void> {
     const before = this.watchedTargets;
     await this.findLinks();
     if (this.closed || !this.watcher) return;
