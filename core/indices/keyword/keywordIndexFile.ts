@@ -8,6 +8,7 @@ import type { AsPlainObject } from 'minisearch';
 import { eachLine, jsonArrayLines } from '../lineFile.js';
 import { FIELDS, TitleKeys } from './keywordDocs.js';
 import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
+import { PackedPostings } from './packedPostings.js';
 import { TimeSlices } from '../../process/timeSlices.js';
 
 export class KeywordIndexCorruptError extends Error {
@@ -177,12 +178,12 @@ class VarintWriter {
 
   encodePostings(postings: Map<number, number>): string {
     this.length = 0;
-    let docs = [...postings.keys()];
-    if (!isAscending(docs)) docs = docs.sort((a, b) => a - b);
+    const pairs = [...postings];
+    if (!pairs.every(([doc], i) => i === 0 || doc > pairs[i - 1]![0])) pairs.sort((a, b) => a[0] - b[0]);
     let previous = 0;
-    for (const doc of docs) {
+    for (const [doc, frequency] of pairs) {
       this.write(doc - previous);
-      this.write(postings.get(doc)!);
+      this.write(frequency);
       previous = doc;
     }
     return Buffer.from(this.bytes.buffer, 0, this.length).toString('base64');
@@ -205,11 +206,11 @@ class VarintWriter {
 
 /**
  * The postings of one term in one field, decoded on first use from its varint bytes (a range of a buffer shared
- * with the other terms of its line). Loading a saved index then builds only the postings that queries and updates
- * touch, instead of millions of map entries up front (the bulk of the load time and its garbage collection on a
- * large vault). The encoding is checked when loaded, so damage is still found at load.
+ * with the other terms of its line) into packed pairs. Loading a saved index then builds only the postings that
+ * queries and updates touch, instead of millions of entries up front (the bulk of the load time and its garbage
+ * collection on a large vault). The encoding is checked when loaded, so damage is still found at load.
  */
-class LazyPostings extends Map<number, number> {
+class LazyPostings extends PackedPostings {
   private encoded: Uint8Array | undefined;
 
   constructor(
@@ -224,53 +225,13 @@ class LazyPostings extends Map<number, number> {
     this.encoded = encoded;
   }
 
-  private decoded(): this {
-    if (this.encoded !== undefined) {
-      const encoded = this.encoded;
-      // Dropped first: Map's set (overridden) must not decode again.
-      this.encoded = undefined;
-      new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => super.set(doc, frequency));
-      this.start = this.end = 0;
-    }
-    return this;
-  }
-
-  override get size(): number {
-    return this.decoded() && super.size;
-  }
-  override get(key: number): number | undefined {
-    return this.decoded() && super.get(key);
-  }
-  override has(key: number): boolean {
-    return this.decoded() && super.has(key);
-  }
-  override set(key: number, value: number): this {
-    // Map's constructor calls set() before `encoded` exists: nothing to decode then.
-    if (this.encoded !== undefined) this.decoded();
-    return super.set(key, value);
-  }
-  override delete(key: number): boolean {
-    return this.decoded() && super.delete(key);
-  }
-  override clear(): void {
+  protected override materialize(): void {
+    if (this.encoded === undefined) return;
+    const encoded = this.encoded;
+    // Dropped first: appending must not decode again.
     this.encoded = undefined;
-    super.clear();
-  }
-  override forEach(callback: (value: number, key: number, map: Map<number, number>) => void, thisArg?: unknown): void {
-    this.decoded();
-    super.forEach(callback, thisArg);
-  }
-  override entries(): MapIterator<[number, number]> {
-    return this.decoded() && super.entries();
-  }
-  override keys(): MapIterator<number> {
-    return this.decoded() && super.keys();
-  }
-  override values(): MapIterator<number> {
-    return this.decoded() && super.values();
-  }
-  override [Symbol.iterator](): MapIterator<[number, number]> {
-    return this.decoded() && super[Symbol.iterator]();
+    new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => this.append(doc, frequency));
+    this.start = this.end = 0;
   }
 }
 
@@ -311,11 +272,6 @@ class VarintReader {
       if (byte < 0x80) return value;
     }
   }
-}
-
-function isAscending(values: number[]): boolean {
-  for (let i = 1; i < values.length; i++) if (values[i]! <= values[i - 1]!) return false;
-  return true;
 }
 
 /** Enough structure that MiniSearch's loader cannot silently build a broken index. */

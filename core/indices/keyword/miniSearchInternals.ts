@@ -9,6 +9,7 @@ import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { tokenizeForSearch } from '../searchTokenizer.js';
 import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
 import type { TimeSlices } from '../../process/timeSlices.js';
+import { PackedPostings } from './packedPostings.js';
 
 /** Field id → (chunk short id → term frequency). */
 export type TermPostings = Map<number, Map<number, number>>;
@@ -17,6 +18,7 @@ interface MiniSearchInternals {
   _index: {
     get(term: string): TermPostings | undefined;
     set(term: string, value: TermPostings): unknown;
+    fetch(term: string, initial: () => TermPostings): TermPostings;
     delete(term: string): void;
     atPrefix(prefix: string): Iterable<[string, TermPostings]>;
     fuzzyGet(term: string, maxDistance: number): Map<string, [TermPostings, number]>;
@@ -59,10 +61,35 @@ function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
     typeof m._nextId === 'number' &&
     typeof m._dirtCount === 'number' &&
     typeof m._index?.atPrefix === 'function' &&
+    typeof m._index.fetch === 'function' &&
+    typeof (mini as unknown as { addTerm?: unknown }).addTerm === 'function' &&
     typeof m._index.fuzzyGet === 'function' &&
     '_currentVacuum' in m;
   if (!ok) throw new Error('minisearch internals are not those of version 7; core/indices/keyword/miniSearchInternals.ts needs updating');
   return m;
+}
+
+/** A term's postings in a field are packed once they hold this many chunks: below it a Map costs about the same. */
+const PACK_AT = 32;
+
+/**
+ * MiniSearch's addTerm (one occurrence of a term in a field of a chunk), except that a term's postings in a field
+ * are packed (packedPostings.ts) once they reach PACK_AT chunks, and then grow packed.
+ */
+function packAsTheyGrow(mini: MiniSearch<KeywordDoc>, m: MiniSearchInternals): void {
+  const newFields = (): TermPostings => new Map();
+  (mini as unknown as { addTerm: (fieldId: number, doc: number, term: string) => void }).addTerm = (fieldId, doc, term) => {
+    const fields = m._index.fetch(term, newFields);
+    const postings = fields.get(fieldId);
+    if (postings === undefined) {
+      const fresh = new Map<number, number>();
+      fresh.set(doc, 1);
+      fields.set(fieldId, fresh);
+      return;
+    }
+    postings.set(doc, (postings.get(doc) ?? 0) + 1);
+    if (postings.size >= PACK_AT && !(postings instanceof PackedPostings)) fields.set(fieldId, PackedPostings.from(postings));
+  };
 }
 
 /** A MiniSearch index of chunks, with its postings and document tables opened up for scoring and saving. */
@@ -71,6 +98,7 @@ export class ChunkPostings {
 
   private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
     this.m = internals(mini);
+    packAsTheyGrow(mini, this.m);
   }
 
   static create(): ChunkPostings {
@@ -168,7 +196,10 @@ export class ChunkPostings {
 
   liveCount(postings: Map<number, number>): number {
     let count = 0;
-    for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) count++;
+    // forEach: packed postings iterate without allocating (a query counts the long lists of common words).
+    postings.forEach((_, doc) => {
+      if (this.m._fieldLength.has(doc)) count++;
+    });
     return count;
   }
 
