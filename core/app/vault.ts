@@ -143,10 +143,13 @@ export class CairnVault {
       hnswThreshold: config.index.hnsw_threshold,
     });
     // The model loads in its own process while this one reads the index files.
-    const [embedder, identity, { state, rebuild, rechunk }] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor)]);
+    // The embedding cache (its key names the model) is read once the model is known, while the index still loads.
+    const cacheReady = embedderReady.then((embedder) =>
+      EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims),
+    );
+    const [embedder, identity, { state, rebuild, rechunk }, cache] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor), cacheReady]);
     const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
-    const cache = await EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims);
     // With an adapted table, query expansion keeps the shipped table's neighbours: a table trained on one vault
     // pulls its topical words together ("date" near "thursdays"), which are not synonyms. Loaded on first use.
     const expansionWords =
