@@ -5,7 +5,7 @@ import { readdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AppEvent } from '../core/contract/appApi.js';
-import type { CairnVault } from '../core/app/index.js';
+import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { LiveIndex, PERSIST_DELAY_MS } from '../core/live/liveIndex.js';
 import { eventually } from './support/eventually.js';
@@ -13,6 +13,8 @@ import { indexedNotesVault } from './support/notesVault.js';
 
 describe('the live loop', { timeout: 120_000 }, () => {
   let vault: CairnVault;
+  /** The vault the host serves, once a test replaces the first one. */
+  let current: CairnVault | undefined;
   let remove: () => Promise<void>;
   let live: LiveIndex<CairnVault>;
   let closed = false;
@@ -26,7 +28,7 @@ describe('the live loop', { timeout: 120_000 }, () => {
       'Taxes.md': '# Taxes\n\nFile the quarterly return before the deadline.\n',
     }));
     live = new LiveIndex<CairnVault>({
-      vault: () => vault,
+      vault: () => current ?? vault,
       closed: () => closed,
       onIndexEvent: () => {},
       emit: (event) => events.push(event),
@@ -93,5 +95,37 @@ describe('the live loop', { timeout: 120_000 }, () => {
     const outcome = await Promise.race([replaced.then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('deadlocked'), 10_000))]);
     assert.equal(outcome, 'stopped');
     await eventually(() => changeOf('Herons.md').includes('added'), 'the waiting save applied after the job');
+  });
+
+  it('while a replacement is built, a save is applied at once to the vault answering meanwhile, then to its successor', async () => {
+    const config = structuredClone(vault.config);
+    config.index.data_dir = path.join(path.dirname(vault.dataDir), 'data-successor');
+    config.index.debounce_ms = 50;
+    const successor = await CairnVault.open(config);
+    const file = path.join(vault.vaultPath, 'Kingfishers.md');
+    const found = async (v: CairnVault) => (await v.search({ query: 'kingfishers minnows', mode: 'keyword' })).results.some((r) => r.path === 'Kingfishers.md');
+    try {
+      await live.run(async () => {
+        await live.unwatch();
+        await live.watch(successor, config);
+        live.mirrorWhileReplacing(vault);
+        try {
+          await successor.index();
+          await writeFile(file, '# Kingfishers\n\nKingfishers dive for minnows.\n');
+          // This job holds the queue: only the mirrored batch can bring the save in now.
+          await eventually(() => found(vault), 'the save in the vault answering meanwhile');
+          assert.equal(successor.hasNote('Kingfishers.md'), false, 'the successor is not written to before it is the vault');
+        } finally {
+          await live.replaced();
+        }
+        current = successor;
+      });
+      await eventually(() => found(successor), 'the save in the successor, after the replacement');
+      assert.deepEqual(changeOf('Kingfishers.md').slice(0, 1), ['added']);
+    } finally {
+      await live.unwatch();
+      current = undefined;
+      await successor.close();
+    }
   });
 });

@@ -47,17 +47,39 @@ export class VaultOpener {
   /** Opens the vault with `config` (run it in the live queue): the previous vault answers searches until the new one is ready. */
   async reopen(config: CairnConfig): Promise<void> {
     const { app } = this;
-    if (config.embedding.model !== app.vault?.config.embedding.model) await this.ensureModel(config.embedding.model, config);
+    const previous = app.vault;
+    const watch = () => app.options.watch !== false && !app.closed;
+    // Until its successor is ready, the vault answering takes each save at once as well (the queue, which this job
+    // holds, applies them to the successor after): a long rebuild leaves no note stale meanwhile.
+    if (previous && watch()) app.live.mirrorWhileReplacing(previous);
+    let next: CairnVault;
+    try {
+      next = await this.successor(config, previous, watch);
+    } finally {
+      app.rebuilding = null;
+      app.indexing = null;
+      await app.live.replaced();
+    }
+    app.vault = next;
+    if (watch()) await app.live.linksScanned();
+    if (previous && previous !== next) await previous.close();
+    app.config = config;
+    await app.emitState();
+    this.adaptWhenDue(next);
+  }
+
+  /** Opens and indexes the vault that replaces `previous`, watched from before it is indexed. */
+  private async successor(config: CairnConfig, previous: CairnVault | undefined, watch: () => boolean): Promise<CairnVault> {
+    const { app } = this;
+    if (config.embedding.model !== previous?.config.embedding.model) await this.ensureModel(config.embedding.model, config);
     const next = await CairnVault.open(structuredClone(config));
     const pending = next.status().pendingRebuild;
     // A vault already open on the same folder keeps answering while its successor builds.
-    const previous = app.vault;
     await app.live.unwatch();
     if (!previous || pending === 'no index yet') app.vault = next;
     // Watched before it is indexed: a save meanwhile (after the index's scan read that file) waits in the queue
     // behind this job and is applied right after it, not at the next reconcile. A reopen under way when close()
     // begins has its watcher closed by close(), which then waits for this job.
-    const watch = () => app.options.watch !== false && !app.closed;
     if (watch()) await app.live.watch(next, config);
     try {
       await next.index(app.onIndexEvent);
@@ -66,16 +88,8 @@ export class VaultOpener {
       await app.live.unwatch();
       if (previous && app.vault === previous && watch()) await app.live.watch(previous, app.config);
       throw error;
-    } finally {
-      app.rebuilding = null;
-      app.indexing = null;
     }
-    app.vault = next;
-    if (watch()) await app.live.linksScanned();
-    if (previous && previous !== next) await previous.close();
-    app.config = config;
-    await app.emitState();
-    this.adaptWhenDue(next);
+    return next;
   }
 
   /**

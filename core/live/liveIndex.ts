@@ -41,6 +41,8 @@ export class LiveIndex<V extends LiveVault> {
   private persistTimer?: NodeJS.Timeout;
   private readonly queue = new SerialQueue();
   private readonly pending = new Set<string>();
+  /** While a replacement is built in the queue: the vault that answers meanwhile, and its updates in order. */
+  private answering?: { vault: V; applied: Promise<void> };
 
   constructor(private readonly host: LiveIndexHost<V>) {}
 
@@ -58,7 +60,10 @@ export class LiveIndex<V extends LiveVault> {
   async watch(vault: V, config: CairnConfig): Promise<void> {
     this.watcher = new VaultWatcher(vault.vaultPath, config.vault, {
       debounceMs: config.index.debounce_ms,
-      onBatch: (batch) => this.queue.run(() => this.applyBatch(vault, batch)),
+      onBatch: (batch) => {
+        this.mirror(vault, batch);
+        return this.queue.run(() => this.applyBatch(vault, batch));
+      },
       onError: (error) => this.host.emit({ type: 'error', message: `watching ${vault.vaultPath}: ${error.message}` }),
       links: async () => vault.links(),
     });
@@ -77,6 +82,22 @@ export class LiveIndex<V extends LiveVault> {
   async unwatch(): Promise<void> {
     await this.watcher?.close();
     clearInterval(this.reconcileTimer);
+  }
+
+  /**
+   * A replacement for `vault` is being built in the queue (a config change, a learned vocabulary), which holds every
+   * batch back until it is done. Until `replaced()`, each batch for `vault`'s folder is also applied at once to
+   * `vault`, which answers searches meanwhile: in memory only, since its successor writes the index.
+   */
+  mirrorWhileReplacing(vault: V): void {
+    this.answering = { vault, applied: Promise.resolve() };
+  }
+
+  /** The replacement is done or failed: waits for the updates of the vault that answered meanwhile. */
+  async replaced(): Promise<void> {
+    const answering = this.answering;
+    this.answering = undefined;
+    await answering?.applied;
   }
 
   /** The vault was scanned while watched (its first index): follow the links that scan found. */
@@ -117,18 +138,40 @@ export class LiveIndex<V extends LiveVault> {
     if (batch.folders) return this.reconcile(vault);
     for (const file of batch.files) this.pending.add(file);
     try {
-      const before = new Set([...batch.files].filter((f) => vault.hasNote(f)));
-      await vault.update(batch.files, this.host.onIndexEvent);
-      for (const file of batch.files) {
-        const now = vault.hasNote(file);
-        if (!now && before.has(file)) this.host.emit({ type: 'note-changed', path: file, change: 'removed' });
-        else if (now) this.host.emit({ type: 'note-changed', path: file, change: before.has(file) ? 'changed' : 'added' });
-      }
+      await this.applyFiles(vault, batch.files, this.host.onIndexEvent);
     } finally {
       for (const file of batch.files) this.pending.delete(file);
     }
     this.schedulePersist(vault);
     await this.host.indexChanged(vault);
+  }
+
+  /**
+   * While a replacement is built, a batch of the answering vault's folder (from its own watcher, or its successor's
+   * on the same folder) also goes to it at once; folder changes wait for the replacement.
+   */
+  private mirror(source: V, batch: VaultChangeBatch): void {
+    const answering = this.answering;
+    if (!answering || batch.folders || source.vaultPath !== answering.vault.vaultPath) return;
+    answering.applied = answering.applied
+      .then(async () => {
+        if (this.answering !== answering || !this.isCurrent(answering.vault)) return;
+        // Its progress is not shown: the replacement's is.
+        await this.applyFiles(answering.vault, batch.files, () => {});
+        await this.host.indexChanged(answering.vault);
+      })
+      .catch((error: unknown) => this.host.emit({ type: 'error', message: `applying a change to ${answering.vault.vaultPath}: ${(error as Error).message}` }));
+  }
+
+  /** Applies changes to these files and announces each note added, changed or removed. */
+  private async applyFiles(vault: V, files: ReadonlySet<string>, listener: IndexListener): Promise<void> {
+    const before = new Set([...files].filter((f) => vault.hasNote(f)));
+    await vault.update(files, listener);
+    for (const file of files) {
+      const now = vault.hasNote(file);
+      if (!now && before.has(file)) this.host.emit({ type: 'note-changed', path: file, change: 'removed' });
+      else if (now) this.host.emit({ type: 'note-changed', path: file, change: before.has(file) ? 'changed' : 'added' });
+    }
   }
 
   private schedulePersist(vault: V): void {
