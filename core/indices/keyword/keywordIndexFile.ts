@@ -8,7 +8,7 @@ import type { AsPlainObject } from 'minisearch';
 import { eachLine, jsonArrayLines } from '../lineFile.js';
 import { FIELDS, TitleKeys } from './keywordDocs.js';
 import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
-import { PackedPostings } from './packedPostings.js';
+import { PackedPostings, pairsInIdOrder } from './packedPostings.js';
 import { TimeSlices } from '../../process/timeSlices.js';
 
 export class KeywordIndexCorruptError extends Error {
@@ -178,10 +178,8 @@ class VarintWriter {
 
   encodePostings(postings: Map<number, number>): string {
     this.length = 0;
-    const pairs = [...postings];
-    if (!pairs.every(([doc], i) => i === 0 || doc > pairs[i - 1]![0])) pairs.sort((a, b) => a[0] - b[0]);
     let previous = 0;
-    for (const [doc, frequency] of pairs) {
+    for (const [doc, frequency] of pairsInIdOrder(postings)) {
       this.write(doc - previous);
       this.write(frequency);
       previous = doc;

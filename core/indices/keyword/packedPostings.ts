@@ -4,6 +4,13 @@
 
 const EMPTY = new Uint32Array(0);
 
+/** The (chunk id, frequency) pairs of any postings, ids ascending (as packed ones already are, and a Map usually is). */
+export function pairsInIdOrder(postings: Map<number, number>): Array<[number, number]> {
+  const pairs = [...postings];
+  if (!pairs.every(([doc], i) => i === 0 || doc > pairs[i - 1]![0])) pairs.sort((a, b) => a[0] - b[0]);
+  return pairs;
+}
+
 /** Where an iteration is: the array it reads, the next pair index, the pair reached last. */
 interface Cursor {
   pairs: Uint32Array;
@@ -27,8 +34,7 @@ export class PackedPostings extends Map<number, number> {
   /** The same postings packed (their ids sorted). */
   static from(postings: Map<number, number>): PackedPostings {
     const packed = new PackedPostings();
-    const entries = [...postings];
-    if (!entries.every(([doc], i) => i === 0 || doc > entries[i - 1]![0])) entries.sort((a, b) => a[0] - b[0]);
+    const entries = pairsInIdOrder(postings);
     packed.reserve(entries.length + (entries.length >> 1));
     for (const [doc, frequency] of entries) packed.append(doc, frequency);
     return packed;

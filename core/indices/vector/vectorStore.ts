@@ -18,8 +18,7 @@ export class VectorStore {
     this.matrix = new Float32Array(Math.max(1, initialCapacity) * dims);
   }
 
-  /** Takes ownership of `vectors` (ids.length x dims, row-major). */
-  /** A store of saved rows; its id table (an entry per row) is filled in turns. */
+  /** A store of saved rows: takes ownership of `vectors` (ids.length x dims, row-major); its id table is filled in turns. */
   static async fromRows(dims: number, ids: readonly string[], vectors: Float32Array): Promise<VectorStore> {
     if (vectors.length !== ids.length * dims) throw new Error(`VectorStore: ${vectors.length} floats for ${ids.length} x ${dims}`);
     const store = new VectorStore(dims, 0);
