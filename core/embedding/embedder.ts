@@ -93,9 +93,9 @@ const LOAD_TIMEOUT_MS = 30_000;
 // the static model is a table lookup and tokenisation (JavaScript, one thread anyway) dominates.
 const INTRA_OP_THREADS = 1;
 // Per model kind, texts sorted by length before batching. Static model, measured through the worker on 2 cores
-// (bench/embed.bench.ts, dendron-vault, ~580-byte chunks): batch 1 1,180-1,420 chunks/s (per-batch overhead),
-// 4 1,580-1,670, 8 1,580-1,650, 16 1,520-1,610 (padding). Transformer models gain from batching; 8 is the usual
-// transformers.js choice (not measurable here: the hub is unreachable).
+// (10,014 PowerShell-docs passages of 700 characters): batch 1 3,930-4,030 chunks/s, 4 4,060-4,210, 8 4,170-4,400,
+// 16 4,110-4,440, 32 4,190-4,220: flat, since padding costs nothing in the pooling (meanPooling.ts). Transformer
+// models gain from batching; 8 is the usual transformers.js choice (not measurable here: the hub is unreachable).
 const DEFAULT_BATCH_SIZE: Readonly<Record<ModelKind, number>> = { 'static-word-embeddings': 4, transformer: 8 };
 // tokenizer_config.json says 1e30 when a model sets no limit; BERT-style models read 512 positions.
 const ABSURD_MAX_LENGTH = 1_000_000;

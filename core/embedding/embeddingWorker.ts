@@ -11,7 +11,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { env, pipeline, type DataType, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { env, pipeline, type DataType, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
+import { meanPooledUnitVectors } from './meanPooling.js';
 import { countsOneTokenPerBasicToken, type TokenizerJson } from './modelFolder.js';
 
 /** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
@@ -83,6 +84,30 @@ async function loadExtractor(init: WorkerInit): Promise<FeatureExtractionPipelin
   return extractor as FeatureExtractionPipeline;
 }
 
+/**
+ * One batch through the pipeline's own tokenizer and model, pooled as its { pooling: 'mean', normalize: true } does
+ * (meanPooling.ts says why not by the pipeline itself). Returns [texts, dims] unit vectors.
+ */
+async function embedBatch(extractor: FeatureExtractionPipeline, texts: string[]): Promise<{ vectors: Float32Array; dims: number }> {
+  const inputs = extractor.tokenizer(texts, { padding: true, truncation: true }) as { attention_mask: Tensor };
+  const outputs = (await extractor.model(inputs)) as Record<string, Tensor>;
+  try {
+    const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;
+    if (!hidden || hidden.dims.length !== 3) throw new Error(`the model gave no token vectors (outputs: ${Object.keys(outputs).join(', ')})`);
+    const [batch, tokens, dims] = hidden.dims as [number, number, number];
+    if (!(hidden.data instanceof Float32Array)) {
+      // A half-precision model's output: the library's own pooling handles every type.
+      const pooled = await extractor(texts, POOLING);
+      const vectors = Float32Array.from(pooled.data as ArrayLike<number>);
+      pooled.dispose();
+      return { vectors, dims };
+    }
+    return { vectors: meanPooledUnitVectors(hidden.data, inputs.attention_mask.data as ArrayLike<bigint>, batch, tokens, dims), dims };
+  } finally {
+    for (const tensor of Object.values(outputs)) tensor.dispose();
+  }
+}
+
 async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, request: Extract<WorkerRequest, { type: 'embed' }>) {
   const { id, texts } = request;
   const batchSize = Math.max(1, request.batchSize);
@@ -92,11 +117,9 @@ async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, 
   for (let start = 0; start < order.length; start += batchSize) {
     if (cancelled.delete(id)) return;
     const batch = order.slice(start, start + batchSize);
-    const output = await extractor(batch.map((i) => texts[i]), POOLING);
-    const data = output.data as Float32Array;
-    if (output.dims[1] !== dims) throw new Error(`model returned ${output.dims[1]}-d vectors, expected ${dims}`);
-    batch.forEach((original, k) => vectors.set(data.subarray(k * dims, (k + 1) * dims), original * dims));
-    output.dispose();
+    const output = await embedBatch(extractor, batch.map((i) => texts[i]!));
+    if (output.dims !== dims) throw new Error(`model returned ${output.dims}-d vectors, expected ${dims}`);
+    batch.forEach((original, k) => vectors.set(output.vectors.subarray(k * dims, (k + 1) * dims), original * dims));
     post({ type: 'progress', id, done: Math.min(start + batchSize, order.length), total: order.length });
   }
   post({ type: 'result', id, vectors, maxRss: maxRss() });
@@ -112,9 +135,7 @@ async function start(init: WorkerInit) {
   try {
     extractor = await loadExtractor(init);
     // One probe gives the real output width (config.json's hidden_size need not be it).
-    const probe = await extractor([''], POOLING);
-    dims = probe.dims[1];
-    probe.dispose();
+    dims = (await embedBatch(extractor, [''])).dims;
     // Read here, not in the app: a tokenizer's vocabulary is a large JSON document.
     if (init.localModelPath) {
       const tokenizerJson = await readFile(path.join(init.localModelPath, init.modelId, 'tokenizer.json'), 'utf8');
