@@ -13,14 +13,15 @@ import { builtinModules } from 'node:module';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const ELECTRON_DIST = path.join(ROOT, 'electron', 'dist');
 
-const ENTRIES = {
-  main: 'electron/main.ts',
-  coreHost: 'electron/coreHost.ts',
+/** The core's own child processes and threads: every bundle that runs the core carries them beside its code. */
+export const CORE_WORKER_ENTRIES = {
   embeddingWorker: 'core/embedding/embeddingWorker.ts',
   hnswGraphWorker: 'core/indices/vector/hnswGraphWorker.ts',
   chunkWorker: 'core/chunking/chunkWorker.ts',
   adaptWorker: 'core/adapt/adaptWorker.ts',
 };
+
+const ENTRIES = { main: 'electron/main.ts', coreHost: 'electron/coreHost.ts', ...CORE_WORKER_ENTRIES };
 
 /** Bare package names and node: builtins stay imports; our own files (relative or absolute paths) are bundled. */
 function isExternal(id: string): boolean {
@@ -47,27 +48,9 @@ export async function electronBuildIsStale(): Promise<boolean> {
 }
 
 export async function buildElectron(): Promise<string> {
+  await bundleForNode(ENTRIES, ELECTRON_DIST);
   const { build } = await import('vite');
   const common = { configFile: false as const, root: ROOT, logLevel: 'warn' as const, publicDir: false as const };
-  await build({
-    ...common,
-    build: {
-      ssr: true,
-      outDir: ELECTRON_DIST,
-      emptyOutDir: true,
-      target: 'node20',
-      minify: false,
-      sourcemap: true,
-      rolldownOptions: {
-        input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, path.join(ROOT, file)])),
-        external: isExternal,
-        // The main process reaches the core through core/app/index.ts for a few small helpers: only the modules whose
-        // exports it uses may load there, not the whole core. Safe because no module is imported for its side effects.
-        treeshake: { moduleSideEffects: false },
-        output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
-      },
-    },
-  });
   await build({
     ...common,
     build: {
@@ -86,4 +69,35 @@ export async function buildElectron(): Promise<string> {
     ssr: { noExternal: true },
   });
   return ELECTRON_DIST;
+}
+
+/**
+ * Bundles entry files (repository-relative) as ES modules for Node into `outDir`, which must sit two folders below
+ * the repository like core/<folder>/ (the core finds models/ and its grammars by relative paths); packages stay
+ * in node_modules. Empties `outDir` first.
+ */
+export async function bundleForNode(entries: Record<string, string>, outDir: string): Promise<void> {
+  const { build } = await import('vite');
+  await build({
+    configFile: false,
+    root: ROOT,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      ssr: true,
+      outDir,
+      emptyOutDir: true,
+      target: 'node20',
+      minify: false,
+      sourcemap: true,
+      rolldownOptions: {
+        input: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(ROOT, file)])),
+        external: isExternal,
+        // The main process reaches the core through core/app/index.ts for a few small helpers: only the modules whose
+        // exports it uses may load there, not the whole core. Safe because no module is imported for its side effects.
+        treeshake: { moduleSideEffects: false },
+        output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
+      },
+    },
+  });
 }

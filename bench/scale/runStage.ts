@@ -1,8 +1,8 @@
 // Runs one scale stage in a fresh child process (its own process group, so a stage past its time limit is ended with
 // all its children) while sampling the memory of its process tree; returns the stage's result line.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { sampleProcessTree, type TreeMemory } from './processTreeMemory.js';
+import { stageScript, type StageName } from './stageBuild.js';
 import { RESULT_PREFIX } from './stageSupport.js';
 
 export interface StageRun<T> {
@@ -15,10 +15,11 @@ export interface StageRun<T> {
 
 export class StageTimeout extends Error {}
 
-export function runStage<T>(script: string, args: string[], deadline: number): Promise<StageRun<T>> {
+/** Runs a stage built by buildStages (stageBuild.ts). */
+export function runStage<T>(script: StageName, args: string[], deadline: number): Promise<StageRun<T>> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const child = spawn(process.execPath, [stageScript(script), ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     const memory = sampleProcessTree(child.pid!);
     let resultLine: string | undefined;
     let resultSeconds = 0;

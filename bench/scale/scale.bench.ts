@@ -20,6 +20,7 @@ import { runStage, StageTimeout, type StageRun } from './runStage.js';
 import { writeScaleChart } from './scaleChart.js';
 import { formatTable, mergeResults, type IndexTiming, type Percentiles, type ScaleResults, type SizeResult } from './scaleResults.js';
 import { parseSize, sizeLabel } from './sizes.js';
+import { buildStages, type StageName } from './stageBuild.js';
 import { BENCH_CONFIG_TOML } from './stageSupport.js';
 
 const args = process.argv.slice(2);
@@ -41,6 +42,7 @@ const results: ScaleResults = {
   runs: [],
 };
 await mkdir(out, { recursive: true });
+await buildStages();
 for (const targetChunks of sizes) {
   const run = await measureSize(targetChunks);
   results.runs.push(run);
@@ -63,7 +65,7 @@ async function measureSize(targetChunks: number): Promise<SizeResult> {
     run.vault = { notes: generated.notes, chunks: 0, megabytes: generated.bytes / 1e6, generateSeconds: generated.seconds };
     const samples = JSON.parse(await readFile(samplesFile(dir), 'utf8')) as VaultSamples;
     const deadline = Date.now() + maxMinutes * 60_000;
-    const measured = <T>(name: string, script: string, stageArgs: string[]): Promise<StageRun<T>> => {
+    const measured = <T>(name: string, script: StageName, stageArgs: string[]): Promise<StageRun<T>> => {
       stage = name;
       log(`${name}…`);
       return runStage<T>(script, stageArgs, deadline).then((r) => {
@@ -77,7 +79,7 @@ async function measureSize(targetChunks: number): Promise<SizeResult> {
     };
     await rm(dataDir, { recursive: true, force: true });
 
-    const built = await measured<{ summary: IndexSummary; indexHeldMs: number; latency: Record<'keyword' | 'vector' | 'hybrid', Percentiles>; queries: number; searchHeldMs: number }>('index+query', 'indexAndQuery.ts', [vault, dataDir, samplesFile(dir)]);
+    const built = await measured<{ summary: IndexSummary; indexHeldMs: number; latency: Record<'keyword' | 'vector' | 'hybrid', Percentiles>; queries: number; searchHeldMs: number }>('index+query', 'indexAndQuery', [vault, dataDir, samplesFile(dir)]);
     run.vault.chunks = built.result.summary.chunks;
     run.coldIndex = timing(built.result.summary);
     run.queryMs = built.result.latency;
@@ -88,7 +90,7 @@ async function measureSize(targetChunks: number): Promise<SizeResult> {
 
     const ready: number[] = [];
     for (const query of samples.queries.slice(1, 4)) {
-      const answered = await measured<{ results: number; loadHeldMs: number; pendingRebuild: string | null }>('ready', 'readyToQuery.ts', [vault, dataDir, query]);
+      const answered = await measured<{ results: number; loadHeldMs: number; pendingRebuild: string | null }>('ready', 'readyToQuery', [vault, dataDir, query]);
       if (answered.result.pendingRebuild) throw new Error(`the persisted index was not reused: ${answered.result.pendingRebuild}`);
       ready.push(answered.resultSeconds);
       run.eventLoopMaxMs.loading = Math.max(run.eventLoopMaxMs.loading ?? 0, answered.result.loadHeldMs);
@@ -97,10 +99,10 @@ async function measureSize(targetChunks: number): Promise<SizeResult> {
 
     const configFile = path.join(dir, 'config.toml');
     await writeFile(configFile, BENCH_CONFIG_TOML);
-    const live = await measured<Percentiles & { max: number; edits: number }>('live', 'editToSearchable.ts', [vault, dataDir, samplesFile(dir), configFile, path.join(dir, 'state.json'), String(edits)]);
+    const live = await measured<Percentiles & { max: number; edits: number }>('live', 'editToSearchable', [vault, dataDir, samplesFile(dir), configFile, path.join(dir, 'state.json'), String(edits)]);
     run.editToSearchableMs = live.result;
 
-    const rechunked = await measured<{ summary: IndexSummary; heldMs: number }>('rechunk', 'rechunk.ts', [vault, dataDir, String(RECHUNK_MAX_CHARS)]);
+    const rechunked = await measured<{ summary: IndexSummary; heldMs: number }>('rechunk', 'rechunk', [vault, dataDir, String(RECHUNK_MAX_CHARS)]);
     run.rechunk = { ...timing(rechunked.result.summary), maxChunkChars: RECHUNK_MAX_CHARS, shareOfCold: rechunked.result.summary.seconds / run.coldIndex.seconds };
     run.eventLoopMaxMs.rechunking = rechunked.result.heldMs;
   } catch (error) {
