@@ -177,13 +177,19 @@ class VarintWriter {
   private length = 0;
 
   encodePostings(postings: Map<number, number>): string {
+    // Postings loaded and never used since are written as they were read, without decoding them.
+    const unread = postings instanceof LazyPostings ? postings.unreadBase64() : undefined;
+    if (unread !== undefined) return unread;
     this.length = 0;
     let previous = 0;
-    for (const [doc, frequency] of pairsInIdOrder(postings)) {
+    const add = (frequency: number, doc: number) => {
       this.write(doc - previous);
       this.write(frequency);
       previous = doc;
-    }
+    };
+    // Packed postings go by in id order without a pair allocated per posting; a Map (a short list) is sorted first.
+    if (postings instanceof PackedPostings) postings.forEach(add);
+    else for (const [doc, frequency] of pairsInIdOrder(postings)) add(frequency, doc);
     return Buffer.from(this.bytes.buffer, 0, this.length).toString('base64');
   }
 
@@ -221,6 +227,12 @@ class LazyPostings extends PackedPostings {
     super();
     reader.checkPostings(encoded, start, end, idLimit);
     this.encoded = encoded;
+  }
+
+  /** The varint bytes as base64 while they are not yet decoded (as the index file held them), else undefined. */
+  unreadBase64(): string | undefined {
+    const encoded = this.encoded;
+    return encoded && Buffer.from(encoded.buffer, encoded.byteOffset + this.start, this.end - this.start).toString('base64');
   }
 
   protected override materialize(): void {
