@@ -440,28 +440,34 @@ describe('property: scoring', () => {
     );
   });
 
+  const opArb = fc.oneof(
+    fc.record({ kind: fc.constant('upsert' as const), n: fc.integer({ min: 0, max: 40 }), spec: docArb }),
+    fc.record({ kind: fc.constant('remove' as const), n: fc.integer({ min: 0, max: 40 }) }),
+  );
+  type Op = typeof opArb extends fc.Arbitrary<infer T> ? T : never;
+  /** Applies the operations to the index and to `live`, the chunks it should hold. */
+  const apply = (index: KeywordIndex, live: Map<string, KeywordDoc>, ops: readonly Op[]) => {
+    for (const op of ops) {
+      const id = `n${op.n}#0`;
+      if (op.kind === 'upsert') {
+        const d = doc(id, op.spec.content, { ...op.spec, title: `n${op.n}` });
+        index.upsert([d]);
+        live.set(id, d);
+      } else {
+        index.remove([id]);
+        live.delete(id);
+      }
+    }
+  };
+
   test('changed between saves and loads (postings kept encoded, discarded chunks saved), scores equal a fresh index', async () => {
-    const opArb = fc.oneof(
-      fc.record({ kind: fc.constant('upsert' as const), n: fc.integer({ min: 0, max: 40 }), spec: docArb }),
-      fc.record({ kind: fc.constant('remove' as const), n: fc.integer({ min: 0, max: 40 }) }),
-    );
     await fc.assert(
       // Rounds of changes, each followed by a save and a load: the loaded index's postings stay encoded until used.
       fc.asyncProperty(fc.array(fc.array(opArb, { maxLength: 60 }), { minLength: 1, maxLength: 4 }), queryArb, async (rounds, query) => {
         let index = KeywordIndex.create();
         const live = new Map<string, KeywordDoc>();
         for (const ops of rounds) {
-          for (const op of ops) {
-            const id = `n${op.n}#0`;
-            if (op.kind === 'upsert') {
-              const d = doc(id, op.spec.content, { ...op.spec, title: `n${op.n}` });
-              index.upsert([d]);
-              live.set(id, d);
-            } else {
-              index.remove([id]);
-              live.delete(id);
-            }
-          }
+          apply(index, live, ops);
           index = await KeywordIndex.read(await bytesOf(index));
         }
         assertSameScores(index.search(query, 1000), indexOf([...live.values()]).search(query, 1000), query);
@@ -471,25 +477,11 @@ describe('property: scoring', () => {
   });
 
   test('after upserts and removes, scores equal those of a fresh index of the live chunks', () => {
-    const opArb = fc.oneof(
-      fc.record({ kind: fc.constant('upsert' as const), n: fc.integer({ min: 0, max: 40 }), spec: docArb }),
-      fc.record({ kind: fc.constant('remove' as const), n: fc.integer({ min: 0, max: 40 }) }),
-    );
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 150 }), queryArb, (ops, query) => {
         const index = KeywordIndex.create();
         const live = new Map<string, KeywordDoc>();
-        for (const op of ops) {
-          const id = `n${op.n}#0`;
-          if (op.kind === 'upsert') {
-            const d = doc(id, op.spec.content, { ...op.spec, title: `n${op.n}` });
-            index.upsert([d]);
-            live.set(id, d);
-          } else {
-            index.remove([id]);
-            live.delete(id);
-          }
-        }
+        apply(index, live, ops);
         assertSameScores(index.search(query, 1000), indexOf([...live.values()]).search(query, 1000), query);
       }),
       { numRuns: 200 },
