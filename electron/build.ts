@@ -93,8 +93,8 @@ export async function bundleForNode(entries: Record<string, string>, outDir: str
       rolldownOptions: {
         input: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(ROOT, file)])),
         external: isExternal,
-        // The main process reaches the core through core/app/index.ts for a few small helpers: only the modules whose
-        // exports it uses may load there, not the whole core. Safe because no module is imported for its side effects.
+        // An entry that needs a few helpers of the core (Electron's main process, through core/app/index.ts) loads
+        // only the modules whose exports it uses. Safe because no module is imported for its side effects.
         treeshake: { moduleSideEffects: false },
         output: { format: 'es', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
       },

@@ -1,7 +1,8 @@
 /**
  * Cairn at scale: generates vaults of 50k, 200k and 1M chunks from the real corpora and measures each in fresh child
- * processes (memory of every process of a stage, index size on disk, cold index and its phases, warm re-chunk, ready to
- * query, query latency, edit → searchable, longest event-loop hold). Prints a table, writes <out>/scale.json and
+ * processes running the stages built as the desktop app runs the core (stageBuild.ts): memory of every process of a
+ * stage, index size on disk, cold index and its phases, warm re-chunk, ready to query, query latency, edit →
+ * searchable, longest event-loop hold. Prints a table, writes <out>/scale.json and
  * <out>/scale.svg. Usage:
  *
  *   npm run bench:scale -- <corpora> [--sizes 50k,200k,1m] [--work DIR] [--out bench/results] [--max-minutes 20]
