@@ -95,6 +95,13 @@ function packAsTheyGrow(mini: MiniSearch<KeywordDoc>, m: MiniSearchInternals): v
 /** A MiniSearch index of chunks, with its postings and document tables opened up for scoring and saving. */
 export class ChunkPostings {
   private readonly m: MiniSearchInternals;
+  /** Chunks added and discarded so far: a live count taken since is still right (vacuuming drops only dead postings). */
+  private changes = 0;
+  /**
+   * Live counts of postings already counted. Discarded chunks' postings stay until vacuumed, even through a save
+   * and a load, so without these every query would count every posting of its words while any are left.
+   */
+  private readonly liveCounts = new WeakMap<Map<number, number>, { changes: number; count: number }>();
 
   private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
     this.m = internals(mini);
@@ -135,10 +142,12 @@ export class ChunkPostings {
 
   add(doc: KeywordDoc): void {
     this.mini.add(doc);
+    this.changes++;
   }
 
   discard(id: string): void {
     this.mini.discard(id);
+    this.changes++;
   }
 
   /** The chunk id of a short id (MiniSearch's number for a chunk). */
@@ -195,11 +204,14 @@ export class ChunkPostings {
   }
 
   liveCount(postings: Map<number, number>): number {
+    const cached = this.liveCounts.get(postings);
+    if (cached?.changes === this.changes) return cached.count;
     let count = 0;
     // forEach: packed postings iterate without allocating (a query counts the long lists of common words).
     postings.forEach((_, doc) => {
       if (this.m._fieldLength.has(doc)) count++;
     });
+    this.liveCounts.set(postings, { changes: this.changes, count });
     return count;
   }
 
