@@ -41,14 +41,36 @@ describe('reciprocal rank fusion', () => {
     assert.equal(rankCandidates(fused, context({}), options)[0].id, 'c#0');
   });
 
-  it('lifts chunks of notes linked from or to a top note to the multiplier times its score', () => {
+  it('lifts chunks of notes linked from or to a top note by the multiplier times their own score', () => {
     const ids = Array.from({ length: 30 }, (_, i) => `n${i}#0`);
     const fused = reciprocalRankFusion([{ name: 'keyword', weight: 1, ids }], 60);
-    const ranked = rankCandidates(fused, context({ n0: { links: ['n29'] } }), { ...options, graphMultiplier: 0.9 });
-    const lifted = ranked.find((h) => h.id === 'n29#0');
+    const ranked = rankCandidates(fused, context({ n0: { links: ['n12'] } }), { ...options, graphMultiplier: 0.9 });
+    const lifted = ranked.find((h) => h.id === 'n12#0');
     assert.ok(lifted, 'the linked note joined the top 10');
-    assert.deepEqual(lifted.explain.graph, { from: 'n0', score: (1 / 61) * 0.9 });
-    assert.equal(rankCandidates(fused, context({ n0: { links: ['n29'] } }), options).find((h) => h.id === 'n29#0'), undefined);
+    assert.deepEqual(lifted.explain.graph, { from: 'n0', score: (1 / 73) * 0.9 });
+    assert.equal(lifted.score, (1 / 73) * 1.9);
+    assert.equal(rankCandidates(fused, context({ n0: { links: ['n12'] } }), options).find((h) => h.id === 'n12#0'), undefined);
+  });
+
+  it('lends less from a weaker top note, and never lifts a chunk past one with far better evidence', () => {
+    // n0 ranks first by both rankers; n1 second by keyword; n2 and n3 only deep in the keyword list.
+    const fused = reciprocalRankFusion(
+      [
+        { name: 'keyword', weight: 1, ids: ['n0#0', 'n1#0', ...Array.from({ length: 40 }, (_, i) => `x${i}#0`), 'n2#0', 'n3#0'] },
+        { name: 'vector', weight: 1, ids: ['n0#0', 'v#0'] },
+      ],
+      2,
+    );
+    const ranked = rankCandidates(fused, context({ n0: { links: ['n2'] }, n1: { links: ['n3'] } }), { ...options, graphMultiplier: 0.5, k: 100 });
+    const n2 = ranked.find((h) => h.id === 'n2#0')!;
+    const n3 = ranked.find((h) => h.id === 'n3#0')!;
+    const bestScore = fused.get('n0#0')!.rrf;
+    assert.equal(n2.explain.graph!.score, fused.get('n2#0')!.rrf * 0.5);
+    assert.equal(n3.explain.graph!.score, fused.get('n3#0')!.rrf * 0.5 * (fused.get('n1#0')!.rrf / bestScore));
+    // The vector ranker's second, with no keyword rank, stays above both lifted chunks (a floor at half of n0's
+    // score put them above it).
+    const rank = (id: string) => ranked.findIndex((h) => h.id === id);
+    assert.ok(rank('v#0') < rank('n2#0') && rank('v#0') < rank('n3#0'), ranked.map((h) => h.id).join(' '));
   });
 
   it('recency breaks near-ties: notes modified within 7 days ×1.02, within 30 days ×1.01', () => {

@@ -88,7 +88,7 @@ export const CONFIG_SCHEMA = {
     rrf_k: { type: 'integer', default: 0, min: 0, max: 10_000, doc: 'Reciprocal Rank Fusion constant: score = Σ weight / (rrf_k + rank); 0 = the embedding model\'s default (its cairn.json, else 60).' },
     keyword_weight: { type: 'number', default: 1.0, min: 0, max: 100, doc: 'Scales the keyword (BM25) ranking\'s weight in the fusion: the model\'s base weight × this × the ranker\'s confidence for the query.' },
     vector_weight: { type: 'number', default: 1.0, min: 0, max: 100, doc: 'Scales the vector (embedding) ranking\'s weight in the fusion: the model\'s base weight × this × the ranker\'s confidence for the query.' },
-    graph_multiplier: { type: 'number', default: 0.5, min: 0, max: 1, doc: 'Chunks of notes linked from or to a top result join with this share of that result\'s score (0 turns the graph off).' },
+    graph_multiplier: { type: 'number', default: 0.5, min: 0, max: 1, doc: 'Chunks of notes linked from or to a top result score up to this share more than their own evidence gives them (the full share next to the best result, less next to the others; 0 turns the graph off).' },
     recency_boost: { type: 'boolean', default: true, doc: 'Break near-ties in favour of recent notes: scores of notes modified within 7 days ×1.02, within 30 days ×1.01 (never past clearly better evidence).' },
     max_chunks_per_note: { type: 'integer', default: 2, min: 1, max: 200, doc: 'At most this many chunks of one note in the results.' },
     query_expansion: { type: 'boolean', default: false, doc: 'Also search the keyword index for the vault\'s words nearest to the query words in the embedding space (with a lower weight). Off by default: it lowered keyword MRR@10 on both dev sets.' },

@@ -54,7 +54,7 @@ export interface Explanation {
   weights: { keyword: number; vector: number };
   /** The fused score before graph and recency: weighted RRF, or the convex combination when [search] fusion = "convex". */
   rrf: number;
-  /** Set when the chunk was lifted by a link from/to a top result's note. */
+  /** Set when the chunk was lifted by a link from/to a top result's note: that note, and the score added. */
   graph: { from: string; score: number } | null;
   /** Recency multiplier applied (1 when none). */
   recency: number;
