@@ -460,6 +460,19 @@ describe('property: scoring', () => {
     }
   };
 
+  test('a filter keeps the scores of the chunks it lets through (the IDF counts every live chunk)', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 80 }), fc.array(fc.boolean(), { minLength: 41, maxLength: 41 }), queryArb, (ops, kept, query) => {
+        const index = KeywordIndex.create();
+        apply(index, new Map(), ops);
+        const accept = (id: string) => kept[Number(id.slice(1, id.indexOf('#')))]!;
+        const expected = index.search(query, 1000).filter((hit) => accept(hit.id));
+        assertSameScores(index.search(query, 1000, { accept }), expected, query);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test('changed between saves and loads (postings kept encoded, discarded chunks saved), scores equal a fresh index', async () => {
     await fc.assert(
       // Rounds of changes, each followed by a save and a load: the loaded index's postings stay encoded until used.

@@ -97,9 +97,6 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter): Scor
   const lastSlot = new Int32Array(size).fill(-1);
   const { sum, slotCount, touched } = scores;
   const documentCount = index.documentCount;
-  // Discarded chunks keep postings until vacuumed: then count only live ones, so scores do not depend on
-  // when MiniSearch last vacuumed.
-  const dirty = index.dirty;
   // Slot by slot, so that "matched this slot already" is one comparison with the last slot seen.
   const order = plan.terms.map((_, t) => t).sort((a, b) => plan.slots[a]! - plan.slots[b]! || a - b);
   for (const t of order) {
@@ -108,26 +105,57 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter): Scor
     const slot = plan.slots[t]!;
     const termBoost = plan.boosts[t]!;
     fields.forEach((postings, fieldId) => {
-      const frequency = dirty ? index.liveCount(postings) : postings.size;
-      if (frequency === 0) return;
-      const idf = Math.log(1 + (documentCount - frequency + 0.5) / (frequency + 0.5));
-      const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;
       const averageLength = index.averageFieldLength(fieldId);
+      // One pass over the postings gives each accepted chunk's term-frequency part and the count of live chunks the
+      // IDF needs: discarded chunks keep their postings until MiniSearch vacuums (even through a save), and counting
+      // only live ones keeps scores independent of when it last did.
+      let live = 0;
+      let parts = 0;
       postings.forEach((tf, doc) => {
         const lengths = index.fieldLengths(doc);
-        if (lengths === undefined || !filter.accepts(doc)) return;
+        if (lengths === undefined) return;
+        live++;
+        if (!filter.accepts(doc)) return;
         const norm = BM25_K * (1 - BM25_B + (BM25_B * lengths[fieldId]!) / averageLength);
-        sum[doc] += weight * (BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
+        scratch.put(parts++, doc, BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
+      });
+      if (live === 0) return;
+      const idf = Math.log(1 + (documentCount - live + 0.5) / (live + 0.5));
+      const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;
+      for (let i = 0; i < parts; i++) {
+        const doc = scratch.docs[i]!;
+        sum[doc] += weight * scratch.parts[i]!;
         if (lastSlot[doc] !== slot) {
           if (lastSlot[doc] === -1) touched.push(doc);
           lastSlot[doc] = slot;
           slotCount[doc]++;
         }
-      });
+      }
     });
   }
   return scores;
 }
+
+/** One term's (chunk, term-frequency part) pairs while its live count is taken: reused, grown to the longest list met. */
+class TermParts {
+  docs = new Int32Array(1024);
+  parts = new Float64Array(1024);
+
+  put(i: number, doc: number, part: number): void {
+    if (i === this.docs.length) {
+      const docs = new Int32Array(i * 2);
+      docs.set(this.docs);
+      const parts = new Float64Array(i * 2);
+      parts.set(this.parts);
+      this.docs = docs;
+      this.parts = parts;
+    }
+    this.docs[i] = doc;
+    this.parts[i] = part;
+  }
+}
+
+const scratch = new TermParts();
 
 function matchedTerms(index: ChunkPostings, doc: number, ...plans: QueryPlan[]): string[] {
   const matched: string[] = [];
