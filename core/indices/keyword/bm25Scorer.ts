@@ -112,11 +112,10 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter): Scor
       let live = 0;
       let parts = 0;
       postings.forEach((tf, doc) => {
-        const lengths = index.fieldLengths(doc);
-        if (lengths === undefined) return;
+        if (!index.isLive(doc)) return;
         live++;
         if (!filter.accepts(doc)) return;
-        const norm = BM25_K * (1 - BM25_B + (BM25_B * lengths[fieldId]!) / averageLength);
+        const norm = BM25_K * (1 - BM25_B + (BM25_B * index.lengthIn(doc, fieldId)) / averageLength);
         scratch.put(parts++, doc, BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
       });
       if (live === 0) return;

@@ -102,6 +102,14 @@ export class ChunkPostings {
    * and a load, so without these every query would count every posting of its words while any are left.
    */
   private readonly liveCounts = new WeakMap<Map<number, number>, { changes: number; count: number }>();
+  /**
+   * MiniSearch's field lengths again, by short id in rows of FIELDS.length, and which chunks are live: scoring reads
+   * them for every posting of a query's words, and a typed array read is some 10x faster than its Map's lookup.
+   * 16 bits hold any length: a field's distinct terms are at most half its characters, and a chunk's at most
+   * [chunking] max_chunk_chars (100,000).
+   */
+  private lengths = new Uint16Array(0);
+  private live = new Uint8Array(0);
 
   private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
     this.m = internals(mini);
@@ -127,6 +135,7 @@ export class ChunkPostings {
     }
     for (const [key, lengths] of Object.entries(plain.fieldLength)) {
       m._fieldLength.set(Number(key), lengths as number[]);
+      postings.tabulate(Number(key));
       if (turns.due()) await turns.next();
     }
     return postings;
@@ -142,12 +151,33 @@ export class ChunkPostings {
 
   add(doc: KeywordDoc): void {
     this.mini.add(doc);
+    this.tabulate(this.m._idToShortId.get(doc.id)!);
     this.changes++;
   }
 
   discard(id: string): void {
+    const doc = this.m._idToShortId.get(id);
     this.mini.discard(id);
+    if (doc !== undefined) this.live[doc] = 0;
     this.changes++;
+  }
+
+  /** Copies a live chunk's field lengths into the table. */
+  private tabulate(doc: number): void {
+    const fields = FIELDS.length;
+    if (doc >= this.live.length) {
+      const rows = Math.max(1024, doc + 1, this.live.length * 2);
+      const lengths = new Uint16Array(rows * fields);
+      lengths.set(this.lengths);
+      const live = new Uint8Array(rows);
+      live.set(this.live);
+      this.lengths = lengths;
+      this.live = live;
+    }
+    const row = this.m._fieldLength.get(doc)!;
+    // Clamped rather than wrapped, should a field ever pass 16 bits.
+    for (let f = 0; f < fields; f++) this.lengths[doc * fields + f] = Math.min(row[f] ?? 0, 0xffff);
+    this.live[doc] = 1;
   }
 
   /** The chunk id of a short id (MiniSearch's number for a chunk). */
@@ -164,9 +194,14 @@ export class ChunkPostings {
     return this.m._nextId;
   }
 
-  /** A live chunk's field lengths (undefined for a discarded one). */
-  fieldLengths(doc: number): number[] | undefined {
-    return this.m._fieldLength.get(doc);
+  /** Whether a short id is a chunk of the index (not discarded). */
+  isLive(doc: number): boolean {
+    return this.live[doc] === 1;
+  }
+
+  /** A live chunk's length in a field (its count of distinct terms there). */
+  lengthIn(doc: number, fieldId: number): number {
+    return this.lengths[doc * FIELDS.length + fieldId]!;
   }
 
   averageFieldLength(fieldId: number): number {
@@ -209,7 +244,7 @@ export class ChunkPostings {
     let count = 0;
     // forEach: packed postings iterate without allocating (a query counts the long lists of common words).
     postings.forEach((_, doc) => {
-      if (this.m._fieldLength.has(doc)) count++;
+      if (this.live[doc] === 1) count++;
     });
     this.liveCounts.set(postings, { changes: this.changes, count });
     return count;
@@ -290,7 +325,7 @@ export class ChunkPostings {
   }
 
   private hasLiveChunk(fields: TermPostings): boolean {
-    for (const postings of fields.values()) for (const doc of postings.keys()) if (this.m._fieldLength.has(doc)) return true;
+    for (const postings of fields.values()) for (const doc of postings.keys()) if (this.live[doc] === 1) return true;
     return false;
   }
 }
