@@ -98,8 +98,9 @@ export class ChunkPostings {
   /** Chunks added and discarded so far: a live count taken since is still right (vacuuming drops only dead postings). */
   private changes = 0;
   /**
-   * Live counts of postings already counted. Discarded chunks' postings stay until vacuumed, even through a save
-   * and a load, so without these every query would count every posting of its words while any are left.
+   * Live counts of posting lists already counted for `liveFrequency`. Discarded chunks' postings stay until vacuumed,
+   * even through a save and a load: without these, each keystroke's prefix completions would count every posting of
+   * every candidate term while any are left.
    */
   private readonly liveCounts = new WeakMap<Map<number, number>, { changes: number; count: number }>();
   /**
@@ -208,11 +209,6 @@ export class ChunkPostings {
     return this.m._avgFieldLength[fieldId]!;
   }
 
-  /** Discarded chunks keep their postings until MiniSearch vacuums. */
-  get dirty(): boolean {
-    return this.m._dirtCount > 0;
-  }
-
   postings(term: string): TermPostings | undefined {
     return this.m._index.get(term);
   }
@@ -229,7 +225,7 @@ export class ChunkPostings {
     return this.m._index.size;
   }
 
-  /** Every term with its postings (stale ones included until vacuumed or `dropStalePostings`). */
+  /** Every term with its postings (discarded chunks' ones included until MiniSearch vacuums). */
   entries(): Iterable<[string, TermPostings]> {
     return this.m._index;
   }
@@ -238,7 +234,8 @@ export class ChunkPostings {
     this.m._index.set(term, fields);
   }
 
-  liveCount(postings: Map<number, number>): number {
+  /** How many live chunks a posting list holds. */
+  private liveCount(postings: Map<number, number>): number {
     const cached = this.liveCounts.get(postings);
     if (cached?.changes === this.changes) return cached.count;
     let count = 0;
