@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { AppEvent } from '../core/contract/appApi.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { LiveIndex, PERSIST_DELAY_MS } from '../core/live/liveIndex.js';
+import { LiveIndex, PERSIST_DELAY_MS, PERSIST_DELAY_PER_SAVE_TIME, persistDelay } from '../core/live/liveIndex.js';
 import { eventually } from './support/eventually.js';
 import { indexedNotesVault } from './support/notesVault.js';
 
@@ -73,6 +73,14 @@ describe('the live loop', { timeout: 120_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, PERSIST_DELAY_MS + 500));
     await live.idle();
     assert.notDeepEqual(await readdir(vault.dataDir), before, 'the change is saved after the delay');
+  });
+
+  it('waits longer after a slow save: saving takes at most a twentieth of the time while edits go on', () => {
+    assert.equal(persistDelay(0), PERSIST_DELAY_MS);
+    assert.equal(persistDelay(50), PERSIST_DELAY_MS, 'a quick save keeps the short delay');
+    // A save of a million chunks (about a minute) is not repeated within twenty minutes of quiet.
+    assert.equal(persistDelay(60_000), PERSIST_DELAY_PER_SAVE_TIME * 60_000);
+    assert.ok(persistDelay(60_000) >= 20 * 60_000);
   });
 
   it('related notes name other notes, at most as many as asked, never the note itself', () => {

@@ -1,6 +1,7 @@
 // What happens when a file is saved: the vault watcher's debounced batch is applied to the index (searchable at once),
-// each note's change is announced, the index is saved a little later (one write for a burst of saves), and the whole
-// vault is reconciled on a timer and whenever folders change. Every change to the index runs in one queue.
+// each note's change is announced, the index is saved once the vault has been quiet a while (one write for a burst of
+// saves; longer on a vault whose save takes long), and the whole vault is reconciled on a timer and whenever folders
+// change. Every change to the index runs in one queue.
 import type { AppEvent } from '../contract/appApi.js';
 import type { CairnConfig } from '../config/schema.js';
 import type { IndexListener } from '../contract/status.js';
@@ -8,8 +9,20 @@ import type { VaultLink } from '../vault/scanVault.js';
 import { SerialQueue } from './serialQueue.js';
 import { VaultWatcher, type VaultChangeBatch } from './vaultWatcher.js';
 
-/** Changes are saved this long after the last update, so a burst of saves is one write. */
+/** Changes are saved at least this long after the last update, so a burst of saves is one write. */
 export const PERSIST_DELAY_MS = 2000;
+/**
+ * ... and at least this many times as long as the last save took. A save holds the writers' queue, so an edit made
+ * during it waits for it, and on a vault of a million chunks a save takes about a minute: saving after every burst
+ * kept edits waiting behind saves. Saving is for a quick restart only: what a crash leaves unsaved, the next open's
+ * reconcile indexes again (changed files are told by size and modification time).
+ */
+export const PERSIST_DELAY_PER_SAVE_TIME = 20;
+
+/** How long after the last update the index is saved, given how long the last save took. */
+export function persistDelay(lastSaveMs: number): number {
+  return Math.max(PERSIST_DELAY_MS, PERSIST_DELAY_PER_SAVE_TIME * lastSaveMs);
+}
 
 /** What the loop needs of an open vault (CairnVault has it). */
 export interface LiveVault {
@@ -39,6 +52,8 @@ export class LiveIndex<V extends LiveVault> {
   private watcher?: VaultWatcher;
   private reconcileTimer?: NodeJS.Timeout;
   private persistTimer?: NodeJS.Timeout;
+  /** How long the last save by this loop took (see persistDelay). */
+  private lastSaveMs = 0;
   private readonly queue = new SerialQueue();
   private readonly pending = new Set<string>();
   /** While a replacement is built in the queue: the vault that answers meanwhile, and its updates in order. */
@@ -176,7 +191,7 @@ export class LiveIndex<V extends LiveVault> {
 
   private schedulePersist(vault: V): void {
     clearTimeout(this.persistTimer);
-    this.persistTimer = setTimeout(() => void this.flushPersist(vault), PERSIST_DELAY_MS);
+    this.persistTimer = setTimeout(() => void this.flushPersist(vault), persistDelay(this.lastSaveMs));
   }
 
   private async flushPersist(vault = this.host.vault()): Promise<void> {
@@ -184,7 +199,10 @@ export class LiveIndex<V extends LiveVault> {
     this.persistTimer = undefined;
     if (!vault) return;
     await this.queue.run(async () => {
-      if (vault === this.host.vault()) await vault.persist();
+      if (vault !== this.host.vault()) return;
+      const started = performance.now();
+      await vault.persist();
+      this.lastSaveMs = performance.now() - started;
     });
   }
 }
