@@ -11,7 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { env, pipeline, type DataType, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
+import { env, mean_pooling, pipeline, type DataType, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
 import { meanPooledUnitVectors } from './meanPooling.js';
 import { countsOneTokenPerBasicToken, type TokenizerJson } from './modelFolder.js';
 
@@ -50,7 +50,6 @@ const post = (reply: WorkerReply) => void send(reply);
 const errorText = (e: unknown) => (e instanceof Error ? (e.cause instanceof Error ? `${e.message} (${e.cause.message})` : e.message) : String(e));
 const maxRss = () => process.resourceUsage().maxRSS * 1024;
 
-const POOLING = { pooling: 'mean', normalize: true } as const;
 // Download progress arrives per network chunk; a few messages a second are enough to keep the timeout alive.
 const LOADING_MESSAGE_INTERVAL_MS = 250;
 
@@ -96,11 +95,8 @@ async function embedBatch(extractor: FeatureExtractionPipeline, texts: string[])
     if (!hidden || hidden.dims.length !== 3) throw new Error(`the model gave no token vectors (outputs: ${Object.keys(outputs).join(', ')})`);
     const [batch, tokens, dims] = hidden.dims as [number, number, number];
     if (!(hidden.data instanceof Float32Array)) {
-      // A half-precision model's output: the library's own pooling handles every type.
-      const pooled = await extractor(texts, POOLING);
-      const vectors = Float32Array.from(pooled.data as ArrayLike<number>);
-      pooled.dispose();
-      return { vectors, dims };
+      // A half-precision model's output: the library's own pooling (what its pipeline runs) handles every type.
+      return { vectors: Float32Array.from(mean_pooling(hidden, inputs.attention_mask).normalize(2, -1).data as ArrayLike<number>), dims };
     }
     return { vectors: meanPooledUnitVectors(hidden.data, inputs.attention_mask.data as ArrayLike<bigint>, batch, tokens, dims), dims };
   } finally {
