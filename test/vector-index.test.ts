@@ -523,6 +523,24 @@ describe('HNSW graphs built in the background', () => {
     for (const id of gone) assert.ok(!index.search(corpus[Number(/\d+/.exec(id)![0])], 10).some((hit) => hit.id === id), `${id} came back`);
   });
 
+  test('vectors added after the graph are found exactly while store labels move under them (removals, more adds)', async () => {
+    const index = await built(FAISS_HNSW);
+    const fresh = randomUnitVectors(25, DIMS, 977);
+    const find = (i: number) => {
+      const [hit] = index.search(fresh[i], 1);
+      assert.equal(hit?.id, `fresh-${i}`, `fresh-${i} is its own nearest vector`);
+      assert.ok(Math.abs(hit.score - 1) < 1e-4, `fresh-${i} scored ${hit.score}`);
+    };
+    index.upsert(fresh.slice(0, 20).map((vector, i) => ({ id: `fresh-${i}`, vector })));
+    for (let i = 0; i < 20; i++) find(i);
+    // Removing graph vectors stored before them moves their labels down; the removed pending ones leave the scan.
+    index.remove([...Array.from({ length: 15 }, (_, i) => idOf(i * 7)), 'fresh-3']);
+    for (let i = 0; i < 20; i++) if (i !== 3) find(i);
+    assert.ok(!index.search(fresh[3], 5).some((hit) => hit.id === 'fresh-3'));
+    index.upsert(fresh.slice(20).map((vector, i) => ({ id: `fresh-${20 + i}`, vector })));
+    for (let i = 0; i < 25; i++) if (i !== 3) find(i);
+  });
+
   test('a graph older than the latest changes is saved with its row map, and loads to the same answers', async () => {
     const index = await built(FAISS_HNSW);
     const gone = Array.from({ length: 60 }, (_, i) => idOf(i * 31));

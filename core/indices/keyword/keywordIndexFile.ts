@@ -240,6 +240,10 @@ class LazyPostings extends PackedPostings {
     const encoded = this.encoded;
     // Dropped first: appending must not decode again.
     this.encoded = undefined;
+    // Each varint ends in a byte below 0x80, and a pair is two varints: room for all of them at once.
+    let ends = 0;
+    for (let i = this.start; i < this.end; i++) if (encoded[i]! < 0x80) ends++;
+    this.reserveFor(ends >> 1);
     new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => this.append(doc, frequency));
     this.start = this.end = 0;
   }

@@ -43,6 +43,11 @@ export class PackedPostings extends Map<number, number> {
   /** Called first by every method: a subclass holding its postings elsewhere (encoded) appends them here. */
   protected materialize(): void {}
 
+  /** Room for `pairs` pairs in all, so that a loader appending a known count copies nothing as it goes. */
+  protected reserveFor(pairs: number): void {
+    if (this.pairs.length < pairs * 2) this.reserve(pairs);
+  }
+
   /** Adds a pair after the last one: `doc` must be above every id held (a loader decoding ascending ids). */
   protected append(doc: number, frequency: number): void {
     if (this.used * 2 === this.pairs.length) this.reserve(Math.max(4, this.live + (this.live >> 1)));

@@ -43,6 +43,12 @@ export class FaissHnswEngine implements SearchEngine {
   private readonly graphLabelOf = new Map<string, number>();
   /** In the store but not in the graph. */
   private readonly pending = new Set<string>();
+  /**
+   * The pending vectors' store labels, ascending, until the store or the pending set next changes: right after a
+   * large change (a re-chunk) a fifth of the store can be pending, and mapping 200,000 ids to labels for every
+   * search cost more than scanning them.
+   */
+  private pendingLabels: Int32Array | null = null;
   private tombstones = 0;
   private build: { job: HnswBuild; done: Promise<void> } | null = null;
   /** Ids added or removed while a build runs: the new graph holds an old vector for them, or none. */
@@ -61,6 +67,7 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   appended(from: number): void {
+    this.pendingLabels = null;
     for (let label = from; label < this.store.size; label++) {
       const id = this.store.idAt(label);
       if (this.build) this.changedDuringBuild.add(id);
@@ -69,6 +76,8 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   removed(_labels: readonly number[], ids: readonly string[]): void {
+    // The store's labels above a removed one move down.
+    this.pendingLabels = null;
     for (const id of ids) {
       if (this.build) this.changedDuringBuild.add(id);
       if (this.pending.delete(id)) continue;
@@ -166,13 +175,14 @@ export class FaissHnswEngine implements SearchEngine {
       else this.graphLabelOf.set(id, label);
     });
     this.pending.clear();
+    this.pendingLabels = null;
     for (const id of this.store.ids()) if (!this.graphLabelOf.has(id)) this.pending.add(id);
   }
 
   /** The best pending vectors, scanned exactly. */
   private searchPending(query: Float32Array, k: number, accept?: AcceptId): LabelHit[] {
     if (this.pending.size === 0) return [];
-    const labels = [...this.pending].map((id) => this.store.labelOf(id) as number).sort((a, b) => a - b);
+    const labels = (this.pendingLabels ??= Int32Array.from(this.pending, (id) => this.store.labelOf(id) as number).sort());
     const top = new TopK(Math.min(k, labels.length));
     for (const label of labels) {
       const score = this.store.score(label, query);
