@@ -83,10 +83,12 @@ describe('the live loop', { timeout: 120_000 }, () => {
     assert.ok(persistDelay(60_000) >= 20 * 60_000);
   });
 
-  it('related notes name other notes, at most as many as asked, never the note itself', () => {
+  it('related notes name other notes, nearest by meaning first, at most as many as asked, never the note itself', () => {
     const related = vault.noteInfo('Rivers.md', 1)!.related;
     assert.equal(related.length, 1);
-    assert.notEqual(related[0], 'Rivers.md');
+    // Otters share the river's animals; taxes share nothing with it.
+    assert.equal(related[0], 'Otters.md');
+    assert.deepEqual(vault.noteInfo('Rivers.md', 5)!.related.toSorted(), ['Otters.md', 'Taxes.md']);
     assert.equal(vault.noteInfo('Nowhere.md'), undefined);
   });
 

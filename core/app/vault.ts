@@ -56,7 +56,7 @@ export class CairnVault {
     readonly vaultPath: string,
     readonly dataDir: string,
     private readonly embedder: Embedder,
-    private readonly cache: EmbeddingCache,
+    private readonly cache: Promise<EmbeddingCache>,
     private readonly chunker: NoteChunker,
     private readonly identity: IndexIdentity,
     private readonly vectorOptions: VectorIndexOptions,
@@ -64,7 +64,7 @@ export class CairnVault {
     rebuild: string | undefined,
     private readonly adaptable: AdaptableModel | undefined,
     private adapted: AdaptedTable | undefined,
-    private readonly expansionWords: { embedder: Pick<Embedder, 'embed' | 'dims' | 'close'>; cache: EmbeddingCache } | undefined,
+    private readonly expansionWords: { embedder: Pick<Embedder, 'embed' | 'dims' | 'close'>; cache: Promise<EmbeddingCache> } | undefined,
   ) {
     this.pendingRebuild = rebuild;
     this.expander = new EmbeddingNeighbourExpander(expansionWords?.embedder ?? embedder, expansionWords?.cache ?? cache);
@@ -88,7 +88,7 @@ export class CairnVault {
       beforePersist: async () => {
         await this.refreshVocabulary(state);
         if (!this.expansionWords) return this.expander.hashes();
-        await this.expansionWords.cache.save(new Set(this.expander.hashes()));
+        await (await this.expansionWords.cache).save(new Set(this.expander.hashes()));
         return [];
       },
     });
@@ -143,11 +143,16 @@ export class CairnVault {
       hnswThreshold: config.index.hnsw_threshold,
     });
     // The model loads in its own process while this one reads the index files.
-    // The embedding cache (its key names the model) is read once the model is known, while the index still loads.
-    const cacheReady = embedderReady.then((embedder) =>
+    const stateReady = IndexState.open(dataDir, identityReady, vectorOptionsFor);
+    // The embedding caches are for indexing, not for answering: read after the index has loaded (a first query
+    // waited some 300 ms for the chunks' cache at 50,000 chunks), and awaited by what uses them.
+    const afterLoad = Promise.all([embedderReady, stateReady]);
+    const cache = afterLoad.then(([embedder]) =>
       EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims),
     );
-    const [embedder, identity, { state, rebuild, rechunk }, cache] = await Promise.all([embedderReady, identityReady, IndexState.open(dataDir, identityReady, vectorOptionsFor), cacheReady]);
+    // A failure to read one reaches what awaits it (an index run), never the process as an unhandled rejection.
+    caught(cache);
+    const [embedder, identity, { state, rebuild, rechunk }] = await Promise.all([embedderReady, identityReady, stateReady]);
     const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
     // With an adapted table, query expansion keeps the shipped table's neighbours: a table trained on one vault
@@ -156,7 +161,7 @@ export class CairnVault {
       tableHash && adaptable
         ? {
             embedder: new LazyEmbedder(modelOptions, embedder.dims),
-            cache: await EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims),
+            cache: caught(afterLoad.then(() => EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims))),
           }
         : undefined;
     const vault = new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
@@ -295,7 +300,7 @@ export class CairnVault {
     const record = this.state.store.note(notePath);
     if (!record) return undefined;
     const { graph, vectors, store } = this.state;
-    const related = relatedNotes({ store, vectors, dims: this.embedder.dims, vectorOf: (hash) => this.cache.get(hash) }, notePath, relatedCount);
+    const related = relatedNotes({ store, vectors }, notePath, relatedCount);
     return { record, outgoing: graph.outgoing(notePath), backlinks: graph.backlinks(notePath), related };
   }
 
@@ -410,4 +415,10 @@ export class CairnVault {
     this.vocabularyBuilds = run.catch(() => {});
     return run;
   }
+}
+
+/** The promise, marked as handled: its rejection reaches whoever awaits it later, never the process. */
+function caught<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }

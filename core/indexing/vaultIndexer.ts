@@ -24,7 +24,8 @@ export interface VaultIndexerDeps {
   /** Notes larger than this are neither read nor indexed (`[vault] max_note_mb`). */
   maxNoteBytes?: number;
   embedder: Embedder;
-  cache: EmbeddingCache;
+  /** Read while the index is first used; awaited before each use. */
+  cache: Promise<EmbeddingCache>;
   state: IndexState;
   /** Runs just before persisting; returns extra embedding-cache hashes to keep. */
   beforePersist?: () => Promise<Iterable<string>>;
@@ -137,7 +138,7 @@ export class VaultIndexer {
         texts.add(note.textHash);
         if (turns.due()) await turns.next();
       }
-      await this.deps.cache.save(live);
+      await (await this.deps.cache).save(live);
       await this.outlines.retain(texts);
     } catch (error) {
       this.unsaved = true;
@@ -370,7 +371,8 @@ export class VaultIndexer {
   }
 
   private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number }> {
-    const { cache, embedder } = this.deps;
+    const { embedder } = this.deps;
+    const cache = await this.deps.cache;
     const missing = new Map<string, string>();
     let cached = 0;
     for (const { chunks } of changed) {
@@ -447,7 +449,8 @@ export class VaultIndexer {
    * next batch is indexed meanwhile, and may have replaced some (a note showing a block that changed).
    */
   private async applyVectors(changed: ChangedNote[]): Promise<void> {
-    const { state, cache } = this.deps;
+    const { state } = this.deps;
+    const cache = await this.deps.cache;
     const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
     const turns = new TimeSlices();
     for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {

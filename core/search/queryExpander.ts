@@ -36,7 +36,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
 
   constructor(
     private readonly embedder: Pick<Embedder, 'embed' | 'dims'>,
-    private readonly cache: EmbeddingCache,
+    private readonly cache: Promise<EmbeddingCache>,
   ) {}
 
   /** The cache hashes of the vocabulary's vectors (kept when the cache is pruned). */
@@ -50,15 +50,16 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
    * the same whatever the order of the changes: ties between words rank by word (vectorIndex breaks ties by id).
    */
   async build(vocabulary: Iterable<string>): Promise<void> {
+    const cache = await this.cache;
     const words = new Set<string>();
     for (const term of vocabulary) if (PLAIN_WORD.test(term) && !QUERY_STOP_WORDS.has(term)) words.add(term);
     const added = [...words].filter((w) => !this.indexed.has(w) && !this.unknown.has(w)).sort();
     // Hashed once: tens of thousands of words on a first build.
     const hashes = new Map(added.map((w) => [w, termHash(w)]));
-    const missing = added.filter((w) => !this.cache.get(hashes.get(w)!));
+    const missing = added.filter((w) => !cache.get(hashes.get(w)!));
     if (missing.length) {
       const vectors = await this.embedder.embed(missing);
-      missing.forEach((w, i) => this.cache.set(hashes.get(w)!, vectors[i]));
+      missing.forEach((w, i) => cache.set(hashes.get(w)!, vectors[i]));
     }
     const empty = await emptyTextVector(this.embedder);
     // No await below: a search sees the vocabulary before this build or after it, never half of it.
@@ -66,7 +67,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
     for (const word of this.unknown) if (!words.has(word)) this.unknown.delete(word);
     const items: Array<{ id: string; vector: Float32Array }> = [];
     for (const word of added) {
-      const vector = this.cache.get(hashes.get(word)!);
+      const vector = cache.get(hashes.get(word)!);
       if (!vector) continue; // pruned meanwhile: the next build embeds it again
       // Words the model does not know embed like empty text: they have no neighbours to offer.
       if (isEmptyLike(vector, empty)) this.unknown.add(word);
@@ -108,7 +109,10 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
   private async embedUnseen(words: string[]): Promise<void> {
     const unseen = words.filter((w) => !this.queryVectors.has(w));
     const fromVocabulary = unseen.filter((w) => this.indexed.has(w));
-    for (const word of fromVocabulary) this.queryVectors.set(word, this.cache.get(termHash(word)) ?? null);
+    if (fromVocabulary.length) {
+      const cache = await this.cache;
+      for (const word of fromVocabulary) this.queryVectors.set(word, cache.get(termHash(word)) ?? null);
+    }
     const toEmbed = unseen.filter((w) => !this.indexed.has(w));
     if (toEmbed.length === 0) return;
     const [vectors, empty] = await Promise.all([this.embedder.embed(toEmbed), emptyTextVector(this.embedder)]);

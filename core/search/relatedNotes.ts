@@ -4,11 +4,8 @@ import type { VectorIndex } from '../indices/vector/vectorIndex.js';
 
 export interface RelatedNotesSource {
   store: NoteStore;
+  /** The chunks' vectors: searched, and the note's own read from it. */
   vectors: VectorIndex;
-  /** Dimensions of the vault's embeddings. */
-  dims: number;
-  /** A chunk's embedding by its text hash, when computed. */
-  vectorOf(hash: string): Float32Array | undefined;
 }
 
 /** Up to `count` other notes whose chunks are nearest the note's direction in embedding space (the mean of its chunk vectors). */
@@ -16,9 +13,9 @@ export function relatedNotes(source: RelatedNotesSource, notePath: string, count
   const { store, vectors } = source;
   const record = store.note(notePath);
   if (!record) return [];
-  const mean = new Float32Array(source.dims);
+  const mean = new Float32Array(vectors.dims);
   for (const chunk of record.chunks) {
-    const vector = source.vectorOf(chunk.hash);
+    const vector = vectors.vectorOf(chunk.id);
     if (vector) for (let i = 0; i < mean.length; i++) mean[i] += vector[i];
   }
   const related: string[] = [];

@@ -33,6 +33,8 @@ export interface VectorIndex {
   readonly dims: number;
   readonly size: number;
   has(id: string): boolean;
+  /** A copy of the vector held for `id`, if any. */
+  vectorOf(id: string): Float32Array | undefined;
   /** Adds or replaces (same id) vectors; every vector must have `dims` finite entries. */
   upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void;
   /** Removes the ids that are present; returns how many were removed. */
@@ -111,6 +113,11 @@ class StoreBackedVectorIndex implements VectorIndex {
 
   ids(): string[] {
     return this.store.ids();
+  }
+
+  vectorOf(id: string): Float32Array | undefined {
+    const label = this.store.labelOf(id);
+    return label === undefined ? undefined : this.store.row(label).slice();
   }
 
   upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void {
