@@ -242,6 +242,14 @@ describe('maintenance', () => {
     assert.deepEqual(index.search('shared', 0), []);
   });
 
+  test('when k cuts through equal scores, the lowest ids are kept, in whatever order the chunks were added', () => {
+    // Added highest id first: each later chunk ties with every kept one and wins on its id.
+    const index = indexOf(Array.from({ length: 12 }, (_, i) => doc(`n${String(11 - i).padStart(2, '0')}#0`, 'shared word')));
+    const hits = index.search('shared', 3);
+    assert.equal(new Set(hits.map((hit) => hit.score)).size, 1, 'the scores tie');
+    assert.deepEqual(hits.map((hit) => hit.id), ['n00#0', 'n01#0', 'n02#0']);
+  });
+
   test('remove really removes', () => {
     const index = indexOf([doc('a#0', 'unique banana', { title: 'Fruit' }), doc('b#0', 'apple')]);
     index.remove(['a#0', 'missing#0']);

@@ -45,6 +45,9 @@ describe('packed postings', () => {
         const each: Array<[number, number]> = [];
         packed.forEach((frequency, doc) => each.push([doc, frequency]));
         assert.deepEqual(each, sorted(model));
+        const unchanging: Array<[number, number]> = [];
+        packed.forEachUnchanging((frequency, doc) => unchanging.push([doc, frequency]));
+        assert.deepEqual(unchanging, sorted(model), 'the scorer loop skips tombstones and keeps id order');
         assert.equal(packed.get(probe), model.get(probe));
         assert.equal(packed.has(probe), model.has(probe));
         assert.deepEqual([...PackedPostings.from(model)], sorted(model));

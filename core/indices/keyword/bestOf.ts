@@ -8,6 +8,11 @@ export class BestOf<T> {
     private readonly compare: (a: T, b: T) => number,
   ) {}
 
+  /** The worst item kept once `k` are kept, which an offer must beat; undefined while there is room. */
+  get bar(): T | undefined {
+    return this.heap.length < this.k ? undefined : this.heap[0];
+  }
+
   offer(item: T): void {
     const heap = this.heap;
     if (heap.length < this.k) {

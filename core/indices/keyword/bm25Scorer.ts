@@ -6,6 +6,7 @@ import { BestOf } from './bestOf.js';
 import { BOOST_BY_FIELD_ID, normalizeExactKey, type TitleKeys } from './keywordDocs.js';
 import { compareTiered, KEYWORD_TIER, keywordTier } from './keywordTiers.js';
 import type { ChunkPostings } from './miniSearchInternals.js';
+import { PackedPostings } from './packedPostings.js';
 import { planExpansions, planQuery, type QueryPlan } from './queryPlan.js';
 
 export interface KeywordHit {
@@ -109,16 +110,21 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
   const best = new BestOf<Candidate>(limit, (a, b) => compareTiered(a, b, (c) => index.idOf(c.doc)!));
   const exact = new Set<number>();
   for (const doc of titles.docs(normalizeExactKey(query))) if (filter.accepts(doc)) exact.add(doc);
-  const rank = (doc: number): Candidate => {
+  const offer = (doc: number): void => {
     // MiniSearch multiplies by the number of query terms matched; here by query slots, so a prefix completion
     // or typo correction does not count as a second matched word.
     const own = main.sum[doc]! * main.slotCount[doc]!;
     const extra = expansions ? expansions.sum[doc]! : 0;
-    return { doc, tier: keywordTier(exact.has(doc), main.slotCount[doc]! > 0), score: own + extra };
+    const tier = keywordTier(exact.has(doc), main.slotCount[doc]! > 0);
+    const score = own + extra;
+    // Most matches of a common word fall short of the k kept: no candidate is made for them (a million at 1M chunks).
+    const bar = best.bar;
+    if (bar && (tier > bar.tier || (tier === bar.tier && score < bar.score))) return;
+    best.offer({ doc, tier, score });
   };
-  for (const doc of main.touched) best.offer(rank(doc));
-  for (const doc of expansions?.touched ?? []) if (main.slotCount[doc] === 0) best.offer(rank(doc));
-  for (const doc of exact) if (main.slotCount[doc] === 0 && !(expansions && expansions.slotCount[doc]! > 0)) best.offer(rank(doc));
+  for (const doc of main.touched) offer(doc);
+  for (const doc of expansions?.touched ?? []) if (main.slotCount[doc] === 0) offer(doc);
+  for (const doc of exact) if (main.slotCount[doc] === 0 && !(expansions && expansions.slotCount[doc]! > 0)) offer(doc);
 
   return best.sorted().map(({ doc, tier, score }) => ({
     id: index.idOf(doc)!,
@@ -145,13 +151,15 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
       // only live ones keeps scores independent of when it last did.
       let live = 0;
       let parts = 0;
-      postings.forEach((tf, doc) => {
+      const visit = (tf: number, doc: number) => {
         if (!index.isLive(doc)) return;
         live++;
         if (!filter.accepts(doc)) return;
         const norm = BM25_K * (1 - BM25_B + (BM25_B * index.lengthIn(doc, fieldId)) / averageLength);
         scratch.put(parts++, doc, BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
-      });
+      };
+      if (postings instanceof PackedPostings) postings.forEachUnchanging(visit);
+      else postings.forEach(visit);
       if (live === 0) return;
       const idf = Math.log(1 + (documentCount - live + 0.5) / (live + 0.5));
       const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;

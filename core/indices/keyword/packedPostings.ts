@@ -124,6 +124,20 @@ export class PackedPostings extends Map<number, number> {
     while (this.step(at)) callback.call(thisArg, at.frequency, at.doc, this);
   }
 
+  /**
+   * Every live pair, in id order, for a reader that changes nothing while it runs (the scorer): a plain loop over the
+   * array, without `forEach`'s cursor, which keeps its place through changes, or a `call` per pair.
+   */
+  forEachUnchanging(visit: (frequency: number, doc: number) => void): void {
+    this.materialize();
+    const pairs = this.pairs;
+    const end = this.used * 2;
+    for (let i = 0; i < end; i += 2) {
+      const frequency = pairs[i + 1]!;
+      if (frequency !== 0) visit(frequency, pairs[i]!);
+    }
+  }
+
   override entries(): MapIterator<[number, number]> {
     return this.walk() as MapIterator<[number, number]>;
   }
