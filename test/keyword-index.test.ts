@@ -5,6 +5,8 @@ import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
 import { KEYWORD_FIELD_BOOSTS, KeywordIndex, KeywordIndexCorruptError, type KeywordDoc } from '../core/indices/keyword/keywordIndex.js';
+import { readKeywordIndex } from '../core/indices/keyword/keywordIndexFile.js';
+import { searchChunks } from '../core/indices/keyword/bm25Scorer.js';
 
 function doc(id: string, content: string, extra: Partial<KeywordDoc> = {}): KeywordDoc {
   const path = extra.path ?? `${id.split('#')[0]}.md`;
@@ -315,6 +317,21 @@ describe('serialisation', () => {
     assert.equal((await KeywordIndex.read(await bytesOf(KeywordIndex.create()))).size, 0);
   });
 
+  test('searching a loaded index reads its postings in place: they stay varint bytes until an edit needs them', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => doc(`big#${i}`, `common words ${i % 7 === 0 ? 'sparse' : 'plain'} word${i}`));
+    const original = indexOf(many);
+    original.remove(['big#7']); // a discarded chunk: live counts are taken by walking the postings
+    const { index, titles } = await readKeywordIndex(await bytesOf(original));
+    const encoded = (term: string) => [...index.postings(term)!.values()].every((postings) => 'unreadBase64' in postings && (postings as { unreadBase64(): string | undefined }).unreadBase64() !== undefined);
+    assert.ok(encoded('common') && encoded('sparse'));
+    for (const query of ['common', 'sparse words', 'comm', 'spars']) {
+      assert.deepEqual(searchChunks(index, titles, query, 20), original.search(query, 20), query);
+    }
+    assert.ok(encoded('common') && encoded('sparse'), 'scoring and live counts left them encoded');
+    index.add(doc('big#300', 'common'));
+    assert.ok(!encoded('common') && encoded('sparse'), 'an edit decodes only the postings it changes');
+  });
+
   test('loaded postings (varint bytes until used) write back byte for byte, and take edits like the original', async () => {
     // Short ids past 127 and frequencies past 127 need multi-byte varints; titles exercise the exact-match map.
     const many = Array.from({ length: 400 }, (_, i) =>
@@ -442,7 +459,11 @@ describe('property: scoring', () => {
           boost: { ...KEYWORD_FIELD_BOOSTS },
           prefix: (term, i, terms) => i === terms.length - 1 && term.length >= 3,
         });
-        assertSameScores(indexOf(docs).search(query, 1000), expected, query);
+        const actual = indexOf(docs).search(query, 1000);
+        assertSameScores(actual, expected, query);
+        // Each hit lists the index terms it matched, as MiniSearch does (prefix completions included).
+        const wantTerms = new Map(expected.map((hit) => [hit.id, [...hit.terms].sort()]));
+        for (const hit of actual) assert.deepEqual([...hit.terms].sort(), wantTerms.get(hit.id), `${query}: terms of ${hit.id}`);
       }),
       { numRuns: 200 },
     );

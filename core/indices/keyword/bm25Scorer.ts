@@ -38,6 +38,8 @@ class Scores {
   slotCount = new Uint16Array(0);
   /** The slot that last added to a chunk: "matched this slot already" is one comparison. */
   lastSlot = new Int32Array(0);
+  /** Which of the plan's first 32 terms each chunk matched (bit t: term t), to list a hit's matched terms. */
+  termBits = new Uint32Array(0);
   touched: number[] = [];
 
   /** Ready for short ids below `size`, all zero. */
@@ -46,6 +48,7 @@ class Scores {
       this.sum = new Float64Array(size);
       this.slotCount = new Uint16Array(size);
       this.lastSlot = new Int32Array(size).fill(-1);
+      this.termBits = new Uint32Array(size);
     }
     return this;
   }
@@ -55,6 +58,7 @@ class Scores {
       this.sum[doc] = 0;
       this.slotCount[doc] = 0;
       this.lastSlot[doc] = -1;
+      this.termBits[doc] = 0;
     }
     this.touched.length = 0;
   }
@@ -130,12 +134,12 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
     id: index.idOf(doc)!,
     score,
     exactTitle: tier === KEYWORD_TIER.exactTitle,
-    terms: matchedTerms(index, doc, plan, expansionPlan),
+    terms: [...matchedTerms(index, doc, plan, main), ...(expansions ? matchedTerms(index, doc, expansionPlan, expansions) : [])],
   }));
 }
 
 function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, scores: Scores): Scores {
-  const { sum, slotCount, lastSlot, touched } = scores;
+  const { sum, slotCount, lastSlot, termBits, touched } = scores;
   const documentCount = index.documentCount;
   // Slot by slot, so that "matched this slot already" is one comparison with the last slot seen.
   const order = plan.terms.map((_, t) => t).sort((a, b) => plan.slots[a]! - plan.slots[b]! || a - b);
@@ -144,6 +148,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
     if (!fields) continue;
     const slot = plan.slots[t]!;
     const termBoost = plan.boosts[t]!;
+    const bit = t < TERM_BITS ? 1 << t : 0;
     fields.forEach((postings, fieldId) => {
       const averageLength = index.averageFieldLength(fieldId);
       // One pass over the postings gives each accepted chunk's term-frequency part and the count of live chunks the
@@ -166,6 +171,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
       for (let i = 0; i < parts; i++) {
         const doc = scratch.docs[i]!;
         sum[doc] += weight * scratch.parts[i]!;
+        termBits[doc] |= bit;
         if (lastSlot[doc] !== slot) {
           if (lastSlot[doc] === -1) touched.push(doc);
           lastSlot[doc] = slot;
@@ -198,13 +204,15 @@ class TermParts {
 
 const scratch = new TermParts();
 
-function matchedTerms(index: ChunkPostings, doc: number, ...plans: QueryPlan[]): string[] {
-  const matched: string[] = [];
-  for (const plan of plans) {
-    for (const term of plan.terms) {
-      const fields = index.postings(term);
-      if (fields && [...fields.values()].some((postings) => postings.has(doc))) matched.push(term);
-    }
-  }
-  return matched;
+/** Terms a plan can note per chunk while scoring (the bits of a Uint32); a plan's later terms are looked up. */
+const TERM_BITS = 32;
+
+/** The plan's terms a hit matched: from the bits noted while scoring, else (past the 32nd term) its postings. */
+function matchedTerms(index: ChunkPostings, doc: number, plan: QueryPlan, scores: Scores): string[] {
+  const bits = scores.termBits[doc]!;
+  return plan.terms.filter((term, t) => {
+    if (t < TERM_BITS) return ((bits >>> t) & 1) === 1;
+    const fields = index.postings(term);
+    return fields !== undefined && [...fields.values()].some((postings) => postings.has(doc));
+  });
 }

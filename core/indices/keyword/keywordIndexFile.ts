@@ -235,6 +235,16 @@ class LazyPostings extends PackedPostings {
     return encoded && Buffer.from(encoded.buffer, encoded.byteOffset + this.start, this.end - this.start).toString('base64');
   }
 
+  /**
+   * Read-only walks (scoring, live counts) decode the bytes as they go and keep them as they are: a query leaves a
+   * common word's postings as a few bytes each, not pairs of 32-bit numbers, and allocates nothing for them.
+   */
+  override forEachUnchanging(visit: (frequency: number, doc: number) => void): void {
+    const encoded = this.encoded;
+    if (encoded === undefined) super.forEachUnchanging(visit);
+    else new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => visit(frequency, doc));
+  }
+
   protected override materialize(): void {
     if (this.encoded === undefined) return;
     const encoded = this.encoded;
@@ -277,14 +287,20 @@ class VarintReader {
     this.end = end;
   }
 
+  /** One varint of at most five bytes. Most are one byte (a small id gap, a frequency of 1): read without a loop. */
   private read(): number {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      if (this.offset >= this.end || shift > 28) throw new KeywordIndexCorruptError('keyword index postings are damaged');
-      const byte = this.bytes[this.offset++]!;
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
+    const bytes = this.bytes;
+    let offset = this.offset;
+    if (offset >= this.end) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+    let byte = bytes[offset++]!;
+    let value = byte & 0x7f;
+    for (let scale = 128; byte >= 0x80; scale *= 128) {
+      if (offset >= this.end || scale > 2 ** 28) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      byte = bytes[offset++]!;
+      value += (byte & 0x7f) * scale;
     }
+    this.offset = offset;
+    return value;
   }
 }
 

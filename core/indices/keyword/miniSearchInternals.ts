@@ -239,10 +239,12 @@ export class ChunkPostings {
     const cached = this.liveCounts.get(postings);
     if (cached?.changes === this.changes) return cached.count;
     let count = 0;
-    // forEach: packed postings iterate without allocating (a query counts the long lists of common words).
-    postings.forEach((_, doc) => {
+    const visit = (_: number, doc: number) => {
       if (this.live[doc] === 1) count++;
-    });
+    };
+    // Packed postings are walked without allocating, and loaded ones without decoding them for good.
+    if (postings instanceof PackedPostings) postings.forEachUnchanging(visit);
+    else postings.forEach(visit);
     this.liveCounts.set(postings, { changes: this.changes, count });
     return count;
   }
