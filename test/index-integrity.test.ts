@@ -181,6 +181,25 @@ describe('a damaged index file is detected on open and rebuilt from cached embed
     }
   });
 
+  it('an embeddings.bin that cannot be read: the vault opens and answers, and indexing fails with the reason', async () => {
+    const dataRoot = path.join(root, `case-${cases++}`);
+    await cp(pristine, dataRoot, { recursive: true });
+    const cacheFile = path.join(await indexDir(dataRoot), 'embeddings.bin');
+    await rm(cacheFile);
+    // A link to itself: reading it fails (ELOOP), which is neither "missing" nor "damaged" and is not papered over.
+    await symlink(cacheFile, cacheFile);
+    const vault = await open(vaultDir, dataRoot);
+    try {
+      await assertCitations(vault, vaultDir, 'sourdough bread', 'baking.md');
+      await writeFile(path.join(vaultDir, 'kayak.md'), '# Kayak\n\nPaddling across the lake at dawn.\n');
+      await assert.rejects(vault.update(['kayak.md']), /ELOOP|symbolic links/);
+      await assertCitations(vault, vaultDir, 'sourdough bread', 'baking.md');
+    } finally {
+      await rm(path.join(vaultDir, 'kayak.md'));
+      await vault.close().catch(() => {});
+    }
+  });
+
   it('embeddings.bin replaced by a folder: open and save recover, and the vectors are embedded again', async () => {
     const dataRoot = path.join(root, `case-${cases++}`);
     await cp(pristine, dataRoot, { recursive: true });

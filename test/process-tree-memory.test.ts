@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { it } from 'node:test';
 import { sampleProcessTree } from '../bench/scale/processTreeMemory.js';
 
@@ -20,4 +23,28 @@ it('sums the peak memory of a process and its descendants, and keeps each one\'s
   assert.deepEqual(others.map(([name]) => name), ['node']);
   assert.ok(others[0][1] > 100 * MB, `grandchild ${others[0][1] / MB} MB`);
   assert.ok(peaks.sum > 250 * MB && peaks.sum <= peaks.processes.main + others[0][1], `sum ${peaks.sum / MB} MB`);
+});
+
+it('leaves out a child with the root\'s own command line (one caught between fork and exec shares its pages)', async () => {
+  // The same script file again, told by an environment variable not to start another: /proc shows the same command line.
+  const dir = await mkdtemp(path.join(tmpdir(), 'cairn-tree-'));
+  const file = path.join(dir, 'twice.cjs');
+  await writeFile(
+    file,
+    `const b = Buffer.alloc((process.env.SECOND ? 100 : 150) * 2 ** 20, 1);
+if (process.env.SECOND) setTimeout(() => b.length, 1500);
+else require('node:child_process').spawn(process.execPath, [__filename], { stdio: 'inherit', env: { ...process.env, SECOND: '1' } }).on('exit', () => b.length);
+`,
+  );
+  try {
+    const child = spawn(process.execPath, [file], { stdio: 'inherit' });
+    const sampler = sampleProcessTree(child.pid!, 50);
+    await once(child, 'exit');
+    const peaks = sampler.stop();
+    const MB = 2 ** 20;
+    assert.deepEqual(Object.keys(peaks.processes), ['main']);
+    assert.ok(peaks.sum > 150 * MB && peaks.sum < 230 * MB, `sum ${peaks.sum / MB} MB`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -12,13 +12,17 @@ export interface TreeMemory {
 
 export function sampleProcessTree(rootPid: number, intervalMs = 100): { stop(): TreeMemory } {
   const peaks: TreeMemory = { sum: 0, processes: {} };
+  const rootCommand = commandLine(rootPid);
   const sample = () => {
     let sum = 0;
     for (const pid of descendantsAndSelf(rootPid)) {
       const rss = rssOf(pid);
       if (rss === undefined) continue;
-      sum += rss;
       const name = pid === rootPid ? 'main' : processName(pid);
+      // A child caught between fork and exec still has the parent's command line, and its RSS is the parent's pages,
+      // shared: counting it would add the parent's memory a second time (a 632 MB "process" in one 200k sample).
+      if (pid !== rootPid && commandLine(pid) === rootCommand) continue;
+      sum += rss;
       peaks.processes[name] = Math.max(peaks.processes[name] ?? 0, rss);
     }
     peaks.sum = Math.max(peaks.sum, sum);
@@ -75,5 +79,14 @@ function processName(pid: number): string {
     return name.split('/').pop()!.replace(/\.[cm]?[jt]s$/, '');
   } catch {
     return String(pid);
+  }
+}
+
+/** A process's command line as /proc holds it, or undefined once it has exited. */
+function commandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return undefined;
   }
 }
