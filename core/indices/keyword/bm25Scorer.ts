@@ -6,7 +6,7 @@ import { BestOf } from './bestOf.js';
 import { BOOST_BY_FIELD_ID, normalizeExactKey, type TitleKeys } from './keywordDocs.js';
 import { compareTiered, KEYWORD_TIER, keywordTier } from './keywordTiers.js';
 import type { ChunkPostings } from './miniSearchInternals.js';
-import { PackedPostings } from './packedPostings.js';
+import { forEachPosting } from './packedPostings.js';
 import { planExpansions, planQuery, type QueryPlan } from './queryPlan.js';
 
 export interface KeywordHit {
@@ -163,8 +163,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
         const norm = BM25_K * (1 - BM25_B + (BM25_B * index.lengthIn(doc, fieldId)) / averageLength);
         scratch.put(parts++, doc, BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
       };
-      if (postings instanceof PackedPostings) postings.forEachUnchanging(visit);
-      else postings.forEach(visit);
+      forEachPosting(postings, visit);
       if (live === 0) return;
       const idf = Math.log(1 + (documentCount - live + 0.5) / (live + 0.5));
       const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;

@@ -9,7 +9,7 @@ import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { tokenizeForSearch } from '../searchTokenizer.js';
 import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
 import type { TimeSlices } from '../../process/timeSlices.js';
-import { PackedPostings } from './packedPostings.js';
+import { forEachPosting, PackedPostings } from './packedPostings.js';
 
 /** Field id → (chunk short id → term frequency). */
 export type TermPostings = Map<number, Map<number, number>>;
@@ -243,8 +243,7 @@ export class ChunkPostings {
       if (this.live[doc] === 1) count++;
     };
     // Packed postings are walked without allocating, and loaded ones without decoding them for good.
-    if (postings instanceof PackedPostings) postings.forEachUnchanging(visit);
-    else postings.forEach(visit);
+    forEachPosting(postings, visit);
     this.liveCounts.set(postings, { changes: this.changes, count });
     return count;
   }

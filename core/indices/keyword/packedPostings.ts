@@ -11,6 +11,12 @@ export function pairsInIdOrder(postings: Map<number, number>): Array<[number, nu
   return pairs;
 }
 
+/** Every posting of a term in a field, for a reader that changes nothing meanwhile: packed ones in a plain loop. */
+export function forEachPosting(postings: Map<number, number>, visit: (frequency: number, doc: number) => void): void {
+  if (postings instanceof PackedPostings) postings.forEachUnchanging(visit);
+  else postings.forEach(visit);
+}
+
 /** Where an iteration is: the array it reads, the next pair index, the pair reached last. */
 interface Cursor {
   pairs: Uint32Array;
