@@ -1,10 +1,9 @@
 // Scale stage 1 (a fresh process): cold index of the generated vault into an empty data folder, then keyword, vector
 // and hybrid query latency on queries made from generated titles and headings.
 import { readFile } from 'node:fs/promises';
-import { SEARCH_MODES } from '../../core/contract/search.js';
 import { openVault, percentile, withLoopHold } from '../support.js';
 import type { VaultSamples } from './generateVault.js';
-import { benchConfig, reportResult, stageArgs } from './stageSupport.js';
+import { benchConfig, reportResult, stageArgs, timeSearches } from './stageSupport.js';
 
 const [vault, dataDir, samples] = stageArgs('indexAndQuery.ts <vault> <data-dir> <samples.json>', 3);
 const { queries } = JSON.parse(await readFile(samples, 'utf8')) as VaultSamples;
@@ -19,15 +18,7 @@ await opened.search({ query: queries[0], k: 10 });
 await opened.settled();
 const [latency, searchHeldMs] = await withLoopHold(async () => {
   const byMode: Record<string, { p50: number; p95: number }> = {};
-  for (const mode of SEARCH_MODES) {
-    const times: number[] = [];
-    for (const query of queries) {
-      const t = performance.now();
-      await opened.search({ query, mode, k: 10 });
-      times.push(performance.now() - t);
-    }
-    byMode[mode] = { p50: percentile(times, 50), p95: percentile(times, 95) };
-  }
+  for (const [mode, times] of await timeSearches(opened, queries)) byMode[mode] = { p50: percentile(times, 50), p95: percentile(times, 95) };
   return byMode;
 });
 await opened.close();

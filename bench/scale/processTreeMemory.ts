@@ -18,10 +18,11 @@ export function sampleProcessTree(rootPid: number, intervalMs = 100): { stop(): 
     for (const pid of descendantsAndSelf(rootPid)) {
       const rss = rssOf(pid);
       if (rss === undefined) continue;
-      const name = pid === rootPid ? 'main' : processName(pid);
+      const command = commandLine(pid);
       // A child caught between fork and exec still has the parent's command line, and its RSS is the parent's pages,
       // shared: counting it would add the parent's memory a second time (a 632 MB "process" in one 200k sample).
-      if (pid !== rootPid && commandLine(pid) === rootCommand) continue;
+      if (pid !== rootPid && command === rootCommand) continue;
+      const name = pid === rootPid ? 'main' : processName(pid, command);
       sum += rss;
       peaks.processes[name] = Math.max(peaks.processes[name] ?? 0, rss);
     }
@@ -70,9 +71,9 @@ function rssOf(pid: number): number | undefined {
 const VALUE_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
 
 /** The script a process runs without its extension ("embeddingWorker", "hnswGraphWorker"), else its command name. */
-function processName(pid: number): string {
+function processName(pid: number, command: string | undefined): string {
   try {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const argv = (command ?? '').split('\0').filter(Boolean);
     const script = argv.find((a, i) => i > 0 && !a.startsWith('-') && !VALUE_FLAGS.has(argv[i - 1]) && /\.[cm]?[jt]s$/.test(a));
     // A process between fork and exec has no command line yet: its command name stands in.
     const name = script ?? argv[0] ?? readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
