@@ -1,6 +1,6 @@
 // Packed postings (core/indices/keyword/packedPostings.ts) behave as the Map they replace in MiniSearch's term
 // tree: the same entries after any sequence of sets and deletes, and iteration that stays sound while postings
-// are deleted (MiniSearch's vacuum deletes while it iterates) or added (the array grows under the iteration).
+// are deleted or added (the array grows under the iteration).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
@@ -86,6 +86,22 @@ describe('packed postings', () => {
           assert.deepEqual([...packed], sorted(model));
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('dropping dead chunks keeps exactly the live postings, in id order, and says whether any went', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(fc.boolean(), { maxLength: 320 }), (ops, flags) => {
+        const [packed, model] = play(ops);
+        const live = Uint8Array.from(flags, (flag) => (flag ? 1 : 0)); // ids past its end are dead
+        const kept = sorted(model).filter(([doc]) => live[doc] === 1);
+        assert.equal(packed.dropDead(live), kept.length < model.size);
+        assert.equal(packed.size, kept.length);
+        assert.deepEqual([...packed], kept);
+        packed.set(1000, 2);
+        assert.deepEqual([...packed], [...kept, [1000, 2]], 'it grows on as before');
+      }),
       { numRuns: 300 },
     );
   });

@@ -152,7 +152,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
     fields.forEach((postings, fieldId) => {
       const averageLength = index.averageFieldLength(fieldId);
       // One pass over the postings gives each accepted chunk's term-frequency part and the count of live chunks the
-      // IDF needs: discarded chunks keep their postings until MiniSearch vacuums (even through a save), and counting
+      // IDF needs: discarded chunks keep their postings until vacuumed (even through a save), and counting
       // only live ones keeps scores independent of when it last did.
       let live = 0;
       let parts = 0;

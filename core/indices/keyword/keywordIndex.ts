@@ -37,7 +37,7 @@ export class KeywordIndex {
     return keywordIndexLines(this.index, this.titles);
   }
 
-  /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
+  /** Waits for vacuuming, which changes the postings across event-loop turns. */
   settle(): Promise<void> {
     return this.index.settle();
   }
@@ -51,9 +51,11 @@ export class KeywordIndex {
   }
 
   upsert(docs: ReadonlyArray<KeywordDoc>): void {
-    for (const doc of docs) {
-      if (this.index.has(doc.id)) this.discard(doc.id);
-      this.index.add(doc);
+    // The last of several docs with one id wins, as if each replaced the one before.
+    const byId = new Map(docs.map((doc) => [doc.id, doc]));
+    for (const id of byId.keys()) if (this.index.has(id)) this.discard(id);
+    this.index.addAll(byId.values());
+    for (const doc of byId.values()) {
       const shortId = this.index.shortIdOf(doc.id)!;
       for (const key of titleKeysOf(doc)) this.titles.add(key, shortId);
     }

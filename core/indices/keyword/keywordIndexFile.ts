@@ -245,6 +245,18 @@ class LazyPostings extends PackedPostings {
     else new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => visit(frequency, doc));
   }
 
+  /** A list that has no posting of a dead chunk stays encoded. */
+  override dropDead(live: Uint8Array): boolean {
+    if (this.encoded !== undefined) {
+      let dead = false;
+      this.forEachUnchanging((_, doc) => {
+        if (live[doc] !== 1) dead = true;
+      });
+      if (!dead) return false;
+    }
+    return super.dropDead(live);
+  }
+
   protected override materialize(): void {
     if (this.encoded === undefined) return;
     const encoded = this.encoded;

@@ -1,5 +1,6 @@
 // ---------------------------------------------------------------------------------------------------------
-// The one file that touches MiniSearch's internals. MiniSearch maintains the index (add, discard, vacuum).
+// The one file that touches MiniSearch's internals. MiniSearch maintains the index (add, discard); vacuuming, which
+// drops discarded chunks' postings, is done here (see `vacuum`).
 // Queries are scored elsewhere (bm25Scorer.ts), over its postings, with its BM25+ formula: its own `search`
 // builds a result object per matching chunk and sorts them all, which on a large vault costs more than the
 // scoring (a common word matches tens of thousands of chunks). Saving and loading also write its postings
@@ -8,11 +9,15 @@
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { tokenizeForSearch } from '../searchTokenizer.js';
 import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
-import type { TimeSlices } from '../../process/timeSlices.js';
+import { TimeSlices } from '../../process/timeSlices.js';
 import { forEachPosting, PackedPostings } from './packedPostings.js';
 
 /** Field id → (chunk short id → term frequency). */
 export type TermPostings = Map<number, Map<number, number>>;
+
+/** A node of MiniSearch's radix tree of terms: edge label → child node, and '' → the postings of the term ending here. */
+type TermNode = Map<string, TermNode | TermPostings>;
+const LEAF = '';
 
 interface MiniSearchInternals {
   _index: {
@@ -24,6 +29,8 @@ interface MiniSearchInternals {
     fuzzyGet(term: string, maxDistance: number): Map<string, [TermPostings, number]>;
     [Symbol.iterator](): Iterator<[string, TermPostings]>;
     readonly size: number;
+    _tree: TermNode;
+    _prefix: string;
   };
   _documentIds: Map<number, string>;
   _idToShortId: Map<string, number>;
@@ -33,11 +40,10 @@ interface MiniSearchInternals {
   _nextId: number;
   _dirtCount: number;
   _fieldIds: Record<string, number>;
-  _currentVacuum: Promise<void> | null;
 }
 
-// Vacuuming walks the whole term tree: only once a tenth of the documents (and at least 100) are stale.
-const AUTO_VACUUM = { minDirtCount: 100, minDirtFactor: 0.1, batchSize: 2000, batchWait: 5 };
+// Vacuuming walks the whole term tree: only once a tenth of the chunks (and at least 100) are discarded ones.
+const VACUUM_AT = { dirtCount: 100, dirtFactor: 0.1 };
 
 /** The same options at build and load time: MiniSearch does not store them in its JSON. */
 const MINISEARCH_OPTIONS: Options<KeywordDoc> = {
@@ -47,7 +53,9 @@ const MINISEARCH_OPTIONS: Options<KeywordDoc> = {
   extractField,
   tokenize: tokenizeForSearch,
   processTerm: (term) => term,
-  autoVacuum: AUTO_VACUUM,
+  // MiniSearch's own vacuum walks the tree with an iterator that an add can break (a new term splitting an edge it
+  // has yet to visit), and makes an array per posting: ChunkPostings vacuums instead.
+  autoVacuum: false,
 };
 
 function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
@@ -61,10 +69,11 @@ function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
     typeof m._nextId === 'number' &&
     typeof m._dirtCount === 'number' &&
     typeof m._index?.atPrefix === 'function' &&
+    m._index._tree instanceof Map &&
+    m._index._prefix === '' &&
     typeof m._index.fetch === 'function' &&
     typeof (mini as unknown as { addTerm?: unknown }).addTerm === 'function' &&
-    typeof m._index.fuzzyGet === 'function' &&
-    '_currentVacuum' in m;
+    typeof m._index.fuzzyGet === 'function';
   if (!ok) throw new Error('minisearch internals are not those of version 7; core/indices/keyword/miniSearchInternals.ts needs updating');
   return m;
 }
@@ -76,10 +85,15 @@ const PACK_AT = 32;
  * MiniSearch's addTerm (one occurrence of a term in a field of a chunk), except that a term's postings in a field
  * are packed (packedPostings.ts) once they reach PACK_AT chunks, and then grow packed.
  */
-function packAsTheyGrow(mini: MiniSearch<KeywordDoc>, m: MiniSearchInternals): void {
+function packAsTheyGrow(mini: MiniSearch<KeywordDoc>, m: MiniSearchInternals, terms: () => Map<string, TermPostings> | null): void {
   const newFields = (): TermPostings => new Map();
   (mini as unknown as { addTerm: (fieldId: number, doc: number, term: string) => void }).addTerm = (fieldId, doc, term) => {
-    const fields = m._index.fetch(term, newFields);
+    const seen = terms();
+    let fields = seen?.get(term);
+    if (fields === undefined) {
+      fields = m._index.fetch(term, newFields);
+      seen?.set(term, fields);
+    }
     const postings = fields.get(fieldId);
     if (postings === undefined) {
       const fresh = new Map<number, number>();
@@ -112,9 +126,19 @@ export class ChunkPostings {
   private lengths = new Uint16Array(0);
   private live = new Uint8Array(0);
 
+  /**
+   * While `addAll` runs: each term's postings as found in the term tree. MiniSearch looks every occurrence of a
+   * term up in its radix tree, which was most of the cost of indexing; a batch's chunks share most of their words.
+   * Only within one synchronous call with nothing discarded: a discard may vacuum, which deletes emptied terms.
+   */
+  private termsSeen: Map<string, TermPostings> | null = null;
+  /** The vacuum under way, if any, and whether chunks discarded meanwhile call for another. */
+  private vacuuming: Promise<void> | null = null;
+  private vacuumAgain = false;
+
   private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
     this.m = internals(mini);
-    packAsTheyGrow(mini, this.m);
+    packAsTheyGrow(mini, this.m, () => this.termsSeen);
   }
 
   static create(): ChunkPostings {
@@ -150,17 +174,78 @@ export class ChunkPostings {
     return this.mini.has(id);
   }
 
-  add(doc: KeywordDoc): void {
-    this.mini.add(doc);
-    this.tabulate(this.m._idToShortId.get(doc.id)!);
-    this.changes++;
+  /** Adds chunks not in the index (discard a chunk's previous version first). */
+  addAll(docs: Iterable<KeywordDoc>): void {
+    this.termsSeen = new Map();
+    try {
+      for (const doc of docs) {
+        this.mini.add(doc);
+        this.tabulate(this.m._idToShortId.get(doc.id)!);
+        this.changes++;
+      }
+    } finally {
+      this.termsSeen = null;
+    }
   }
 
   discard(id: string): void {
+    if (this.termsSeen) throw new Error('a chunk was discarded while chunks were being added');
     const doc = this.m._idToShortId.get(id);
     this.mini.discard(id);
     if (doc !== undefined) this.live[doc] = 0;
     this.changes++;
+    this.maybeVacuum();
+  }
+
+  private maybeVacuum(): void {
+    if (this.vacuuming) {
+      this.vacuumAgain = true;
+      return;
+    }
+    const dirt = this.m._dirtCount;
+    if (dirt < VACUUM_AT.dirtCount || dirt / (1 + this.m._documentCount + dirt) < VACUUM_AT.dirtFactor) return;
+    const run = this.vacuum().finally(() => {
+      this.vacuuming = null;
+      if (this.vacuumAgain) {
+        this.vacuumAgain = false;
+        this.maybeVacuum();
+      }
+    });
+    this.vacuuming = run;
+    // Handled: a failure reaches whoever settles the index (a save), not the process as an unhandled rejection.
+    run.catch(() => {});
+  }
+
+  /**
+   * Drops discarded chunks' postings, and terms left with none, in turns. Between turns chunks may be added, and
+   * MiniSearch's tree restructured by new terms: each turn walks on from the last term it reached, in term order,
+   * through the tree as it is then. A posting list without discarded chunks is left as it is (a loaded one encoded).
+   */
+  private async vacuum(): Promise<void> {
+    const dirt = this.m._dirtCount;
+    const turns = new TimeSlices();
+    let after: string | undefined;
+    for (;;) {
+      let finished = true;
+      const emptied: Array<[string, TermPostings]> = [];
+      for (const [term, fields] of termsAfter(this.m._index._tree, '', after)) {
+        for (const [fieldId, postings] of fields) {
+          if (dropDead(postings, this.live) && postings.size === 0) fields.delete(fieldId);
+        }
+        if (fields.size === 0) emptied.push([term, fields]);
+        after = term;
+        if (turns.due()) {
+          finished = false;
+          break;
+        }
+      }
+      // After the walk: deleting restructures the tree it walks.
+      for (const [term, fields] of emptied) if (fields.size === 0 && this.m._index.get(term) === fields) this.m._index.delete(term);
+      if (finished) break;
+      await turns.next();
+    }
+    // Chunks discarded during the walk may keep postings in terms it had passed: they stay counted.
+    this.m._dirtCount -= dirt;
   }
 
   /** Copies a live chunk's field lengths into the table. */
@@ -225,7 +310,7 @@ export class ChunkPostings {
     return this.m._index.size;
   }
 
-  /** Every term with its postings (discarded chunks' ones included until MiniSearch vacuums). */
+  /** Every term with its postings (discarded chunks' ones included until vacuumed). */
   entries(): Iterable<[string, TermPostings]> {
     return this.m._index;
   }
@@ -269,14 +354,14 @@ export class ChunkPostings {
     return terms;
   }
 
-  /** Waits for MiniSearch's automatic vacuuming, which changes the postings across event-loop turns. */
+  /** Waits for vacuuming, which changes the postings across event-loop turns. */
   async settle(): Promise<void> {
-    while (this.m._currentVacuum) await this.m._currentVacuum;
+    while (this.vacuuming) await this.vacuuming;
   }
 
   /**
    * Counts the terms, in turns (on a large vault a walk over hundreds of thousands of them). Discarded chunks'
-   * postings are saved as they are, with the count of discarded chunks, until MiniSearch vacuums them (once a tenth
+   * postings are saved as they are, with the count of discarded chunks, until they are vacuumed (once a tenth
    * of the chunks are discarded): dropping them here meant decoding and walking every posting of the index on
    * every save, about 1.5 GB of garbage for one edit at 50,000 chunks.
    */
@@ -326,4 +411,36 @@ export class ChunkPostings {
     for (const postings of fields.values()) for (const doc of postings.keys()) if (this.live[doc] === 1) return true;
     return false;
   }
+}
+
+/**
+ * The terms after `after` (every term when it is undefined), in code-unit order, with their postings. Edges leaving
+ * a node start with different characters, so visiting them sorted visits terms in order, and a walk can go on from
+ * any term whatever changed in the tree since.
+ */
+export function* termsAfter(node: TermNode, prefix: string, after: string | undefined): Generator<[string, TermPostings]> {
+  for (const edge of [...node.keys()].sort()) {
+    const child = node.get(edge)!;
+    if (edge === LEAF) {
+      if (after === undefined || prefix > after) yield [prefix, child as TermPostings];
+      continue;
+    }
+    const reached = prefix + edge;
+    // Every term below starts with `reached`: all sort before `after` unless `after` starts with it or is smaller.
+    if (after !== undefined && reached < after && !after.startsWith(reached)) continue;
+    yield* termsAfter(child as TermNode, reached, after);
+  }
+}
+
+/** Drops the postings of chunks that are not live; says whether there were any. */
+function dropDead(postings: Map<number, number>, live: Uint8Array): boolean {
+  if (postings instanceof PackedPostings) return postings.dropDead(live);
+  let dropped = false;
+  for (const doc of postings.keys()) {
+    if (live[doc] !== 1) {
+      postings.delete(doc);
+      dropped = true;
+    }
+  }
+  return dropped;
 }

@@ -28,7 +28,7 @@ interface Cursor {
 /**
  * MiniSearch gives a new chunk a higher short id than any before it, so adding a chunk's posting is an append and a
  * lookup a binary search. A deleted posting is a tombstone (frequency 0) until the array next grows, so deleting
- * while iterating (MiniSearch's vacuum does) is as safe as with a Map; an iteration that outlives a growth goes on
+ * while iterating is as safe as with a Map; an iteration that outlives a growth goes on
  * after the id it gave last. Subclasses may fill the pairs on first use (`materialize`).
  */
 export class PackedPostings extends Map<number, number> {
@@ -115,6 +115,26 @@ export class PackedPostings extends Map<number, number> {
     if (at < 0 || this.pairs[at * 2 + 1] === 0) return false;
     this.pairs[at * 2 + 1] = 0;
     this.live--;
+    return true;
+  }
+
+  /** Drops the postings of chunks not marked 1 in `live` (indexed by chunk id); says whether there were any. */
+  dropDead(live: Uint8Array): boolean {
+    this.materialize();
+    const pairs = this.pairs;
+    let dropped = 0;
+    for (let i = 0; i < this.used; i++) {
+      if (pairs[i * 2 + 1] !== 0 && live[pairs[i * 2]!] !== 1) {
+        // A tombstone first, as `delete` leaves: an iteration under way skips it.
+        pairs[i * 2 + 1] = 0;
+        dropped++;
+      }
+    }
+    if (dropped === 0) return false;
+    this.live -= dropped;
+    // Tombstones go when the array next grows (most lists take new chunks soon after a large change), or now when
+    // they outnumber the live pairs, in a new array: an iteration under way goes on after the id it gave last.
+    if (this.used - this.live > this.live) this.reserve(this.live + (this.live >> 1));
     return true;
   }
 
