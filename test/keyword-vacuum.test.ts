@@ -49,7 +49,7 @@ describe('keyword index vacuum', () => {
     );
   });
 
-  test('after discards and adds in any order, searches are those of a fresh index, and no dead posting is saved', async () => {
+  test('after discards and adds in any order, searches are those of a fresh index', async () => {
     const WORDS = ['alpha', 'alp', 'alpine', 'beta', 'bet', 'gamma', 'gam', 'delta'];
     const opArb = fc.oneof(
       fc.record({ kind: fc.constant('add' as const), from: fc.integer({ min: 0, max: 400 }), count: fc.integer({ min: 1, max: 120 }), words: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }) }),
@@ -57,8 +57,8 @@ describe('keyword index vacuum', () => {
       fc.record({ kind: fc.constant('turn' as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), async (ops) => {
-        const index = KeywordIndex.create();
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), fc.constantFrom(undefined, 0), async (ops, vacuumTurnMs) => {
+        const index = KeywordIndex.create({ vacuumTurnMs });
         const live = new Map<string, string>();
         for (const op of ops) {
           const ids = Array.from({ length: op.kind === 'turn' ? 0 : op.count }, (_, i) => `n${op.kind === 'turn' ? 0 : op.from + i}#0`);
@@ -80,9 +80,17 @@ describe('keyword index vacuum', () => {
   });
 
   test('a vacuum leaves no dead posting and no emptied term, while adds of new terms go on between its turns', async () => {
-    const many = Array.from({ length: 30_000 }, (_, i) => doc(`v#${i}`, `shared w${i} x${i * 7} y${i % 97}`));
-    const index = KeywordIndex.create();
-    for (let from = 0; from < many.length; from += 1000) index.upsert(many.slice(from, from + 1000));
+    // Long made-up words make long edges in the term tree; new words sharing their first letters split those edges
+    // under the walk. (MiniSearch's own vacuum, walking with a snapshot of each node's edges, failed on exactly this:
+    // "Cannot read properties of undefined", as an unhandled rejection.)
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const word = (n: number) => Array.from({ length: n }, () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random() * 26)]).join('');
+    const words = Array.from({ length: 6_000 }, () => word(12));
+    const many = Array.from({ length: 2_000 }, (_, i) => doc(`v#${i}`, `shared ${words[3 * i]} ${words[3 * i + 1]} ${words[3 * i + 2]}`));
+    // Turns of a fraction of a millisecond: the walk spans many, with adds between them.
+    const index = KeywordIndex.create({ vacuumTurnMs: 0.2 });
+    index.upsert(many);
     const live = new Map(many.map((d) => [d.id, d.content]));
     const gone = many.filter((_, i) => i % 3 === 0).map((d) => d.id);
     index.remove(gone); // a third discarded: a vacuum starts
@@ -90,19 +98,24 @@ describe('keyword index vacuum', () => {
     let settled = false;
     const settling = index.settle().then(() => (settled = true));
     let rounds = 0;
+    const added: string[] = [];
     while (!settled) {
       await nextTurn();
-      // New terms sharing prefixes with old ones ("w1…", "x1…") restructure the tree under the walk.
-      const added = Array.from({ length: 50 }, (_, i) => doc(`new${rounds}#${i}`, `shared w${rounds}z${i} x1${rounds}q${i}`));
-      index.upsert(added);
-      for (const d of added) live.set(d.id, d.content);
+      const docs = Array.from({ length: 50 }, (_, i) => {
+        const old = words[Math.floor(random() * words.length)]!;
+        return doc(`new${rounds}#${i}`, `shared ${old.slice(0, 2 + Math.floor(random() * 8))}${word(4)}`);
+      });
+      index.upsert(docs);
+      for (const d of docs) (live.set(d.id, d.content), added.push(d.content.split(' ')[1]!));
       rounds++;
     }
     await settling;
-    assert.ok(rounds > 1, `the vacuum took ${rounds} turn(s): too few to test adds between its turns`);
+    assert.ok(rounds > 5, `the vacuum took ${rounds} turn(s): too few to test adds between its turns`);
     const saved = await savedPostings(index);
     assert.deepEqual(saved.filter((p) => !p.live), []);
-    assert.ok(!saved.some((p) => p.term === 'w0' || p.term === 'x0'), 'terms of discarded chunks only are gone');
-    assertSearchesAsFresh(index, live, ['shared', 'w1', 'w3', 'x7', 'w0z3', 'x10q1', 'y5']);
+    const savedTerms = new Set(saved.map((p) => p.term));
+    assert.ok(!savedTerms.has(words[0]!) && !savedTerms.has(words[2]!), 'terms of discarded chunks only are gone');
+    assert.ok(savedTerms.has(words[3]!) && added.every((term) => savedTerms.has(term)));
+    assertSearchesAsFresh(index, live, ['shared', words[3]!, words[7]!, added[0]!, added.at(-1)!]);
   });
 });

@@ -19,8 +19,9 @@ export class KeywordIndex {
     private readonly titles: TitleKeys,
   ) {}
 
-  static create(): KeywordIndex {
-    return new KeywordIndex(ChunkPostings.create(), new TitleKeys());
+  /** `vacuumTurnMs`: see ChunkPostings (tests only). */
+  static create(options: { vacuumTurnMs?: number } = {}): KeywordIndex {
+    return new KeywordIndex(ChunkPostings.create(options.vacuumTurnMs), new TitleKeys());
   }
 
   /** Loads what `lines()` wrote, giving the event loop a turn every few milliseconds. */

@@ -136,13 +136,17 @@ export class ChunkPostings {
   private vacuuming: Promise<void> | null = null;
   private vacuumAgain = false;
 
-  private constructor(private readonly mini: MiniSearch<KeywordDoc>) {
+  private constructor(
+    private readonly mini: MiniSearch<KeywordDoc>,
+    /** How long a turn of vacuuming runs (shorter in tests, to interleave adds with it). */
+    private readonly vacuumTurnMs?: number,
+  ) {
     this.m = internals(mini);
     packAsTheyGrow(mini, this.m, () => this.termsSeen);
   }
 
-  static create(): ChunkPostings {
-    return new ChunkPostings(new MiniSearch(MINISEARCH_OPTIONS));
+  static create(vacuumTurnMs?: number): ChunkPostings {
+    return new ChunkPostings(new MiniSearch(MINISEARCH_OPTIONS), vacuumTurnMs);
   }
 
   /**
@@ -223,7 +227,7 @@ export class ChunkPostings {
    */
   private async vacuum(): Promise<void> {
     const dirt = this.m._dirtCount;
-    const turns = new TimeSlices();
+    const turns = new TimeSlices(this.vacuumTurnMs);
     let after: string | undefined;
     for (;;) {
       let finished = true;
