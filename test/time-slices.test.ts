@@ -25,6 +25,28 @@ describe('long passes run in turns', () => {
     assert.ok(ticks >= 3, `${ticks} ticks`);
   });
 
+  it('passes going on at once take turns of the event loop: a timer waits about one turn, not one per pass', async () => {
+    const pass = async () => {
+      const turns = new TimeSlices();
+      await turns.next(); // each starts in a turn of its own, as passes started by events do
+      for (let item = 0; item < 80; item++) {
+        spin(1);
+        if (turns.due()) await turns.next();
+      }
+    };
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 1);
+    await Promise.all([pass(), pass(), pass()]);
+    clearInterval(ticker);
+    // Three passes resumed in the same turn of the loop would hold it about 3 × TURN_MS.
+    assert.ok(longestGap < 2 * TURN_MS, `the timer waited ${longestGap.toFixed(0)} ms`);
+  });
+
   it('a pass shorter than a turn does not yield at all', async () => {
     const turns = new TimeSlices();
     let yielded = false;

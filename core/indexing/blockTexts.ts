@@ -92,10 +92,13 @@ export class BlockTexts {
     return paths;
   }
 
-  /** The texts a note's references read (and those inside them, as deep as they are resolved), uuid → text. */
-  textsFor(noteText: string): Record<string, string> {
+  /**
+   * The texts a note's references (`blockRefsIn` its text) read, and those inside them, as deep as they are
+   * resolved: uuid → text.
+   */
+  textsFor(refs: readonly string[]): Record<string, string> {
     const texts: Record<string, string> = {};
-    let frontier = blockRefsIn(noteText);
+    let frontier = [...refs];
     for (let depth = 0; depth <= REF_DEPTH && frontier.length; depth++) {
       const next: string[] = [];
       for (const uuid of frontier) {

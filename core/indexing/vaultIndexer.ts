@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Chunk, NoteChunker } from '../chunking/types.js';
+import type { Chunk, NoteChunker, OutlineUse } from '../chunking/types.js';
 import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
-import { readNoteFile } from '../vault/readNoteFile.js';
+import { readNoteFile, type NoteSource } from '../vault/readNoteFile.js';
 import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/vaultPaths.js';
 import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from '../contract/status.js';
@@ -14,6 +14,7 @@ import { graphNoteOf, type NewChunk, type NewNoteRecord, type StoredChunk } from
 import { inOrderBounded } from './inOrderBounded.js';
 import { OutlineCache, OUTLINES_DIR } from './outlineCache.js';
 import { TimeSlices } from '../process/timeSlices.js';
+import { blockRefsIn } from '../parse/logseqBlocks.js';
 
 export interface VaultIndexerDeps {
   vaultPath: string;
@@ -31,16 +32,26 @@ export interface VaultIndexerDeps {
   beforePersist?: () => Promise<Iterable<string>>;
 }
 
+/** A note read for chunking. */
+interface NoteRead {
+  source: NoteSource;
+  textHash: string;
+  outline: OutlineUse;
+}
+
+type ChunkOutcome = { failure: string } | { changed?: ChangedNote; warning?: string };
+
 interface ChangedNote {
   record: NewNoteRecord;
   chunks: Chunk[];
+  /** The blocks its text references, and the texts they read as when it was chunked. */
+  blocksRead?: { refs: string[]; texts: Record<string, string> };
 }
 
-/** Notes read and chunked at once: enough to keep every chunk worker busy (reads overlap their work), few enough that memory stays flat. */
+/** Notes read at once. */
 const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
-/** Chunks added to the keyword index between two yields to the event loop (≈ 35 ms of work). */
 /** Chunks given to MiniSearch, and vectors to the vector index, between two looks at the clock. */
 const KEYWORD_DOCS_PER_STEP = 25;
 const VECTORS_PER_STEP = 500;
@@ -210,18 +221,38 @@ export class VaultIndexer {
         embeddingBatch = false;
       }
     };
+    // A batch is read, then chunked in the chunker threads while the one before is indexed on this thread. (Read
+    // first and at once: reading as the indexing goes, each file's steps would wait for its turns.)
+    const chunkBatch = async (from: number) => {
+      const batch = candidates.slice(from, from + NOTES_PER_BATCH);
+      const reads = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readNote(entry, rechunk), (done) => {
+        // While a batch is embedded its progress is the one shown: embedding is the slower stage.
+        if (done % NOTES_IN_FLIGHT === 0 && !embeddingBatch) progress('chunk', from + done, batch[done]?.path);
+      });
+      const chunking: Array<Promise<ChunkOutcome> | ChunkOutcome> = [];
+      const turns = new TimeSlices();
+      for (const [j, read] of reads.entries()) {
+        chunking.push('source' in read ? this.chunkRead(batch[j], read) : read);
+        if (turns.due()) await turns.next();
+      }
+      const results = Promise.all(chunking);
+      // Awaited in its turn, or when the run ends early; a failure meanwhile is not an unhandled one.
+      results.catch(() => {});
+      return { batch, results };
+    };
+    let ahead = candidates.length > 0 ? await timed('chunk', () => chunkBatch(0)) : undefined;
     try {
       for (let from = 0; from < candidates.length; from += NOTES_PER_BATCH) {
-        const batch = candidates.slice(from, from + NOTES_PER_BATCH);
+        const { batch, results: chunking } = ahead!;
         const changed: ChangedNote[] = [];
         const failedKnown: string[] = [];
         await timed('chunk', async () => {
-          const results = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readAndChunk(entry, rechunk), (done) => {
-            // While a batch is embedded its progress is the one shown: embedding is the slower stage.
-            if (done % NOTES_IN_FLIGHT === 0 && !embeddingBatch) progress('chunk', from + done, batch[done]?.path);
-          });
-          results.forEach((result, j) => {
+          const results = await chunking;
+          ahead = from + NOTES_PER_BATCH < candidates.length ? await chunkBatch(from + NOTES_PER_BATCH) : undefined;
+          for (const [j, chunked] of results.entries()) {
             const entry = batch[j];
+            // Chunked while the batch before was indexed: a block it shows may have changed since. Chunked again.
+            const result = 'changed' in chunked && chunked.changed && this.readStaleBlocks(chunked.changed) ? await this.readAndChunk(entry, true) : chunked;
             if ('failure' in result) {
               failures.set(entry.path, result.failure);
               if (state.store.note(entry.path)) failedKnown.push(entry.path);
@@ -230,7 +261,7 @@ export class VaultIndexer {
               else touched++;
               if (result.warning) failures.set(entry.path, result.warning);
             }
-          });
+          }
           await this.outlines.flush();
         });
         await timed('index', () => this.applyText(changed, failedKnown));
@@ -252,6 +283,7 @@ export class VaultIndexer {
     } finally {
       // Never left running past a run that failed: its vectors would land in a later one.
       await embedding?.catch(() => {});
+      await ahead?.results.catch(() => {});
     }
     for (const [p, reason] of failures) {
       state.store.failures.set(p, reason);
@@ -286,7 +318,16 @@ export class VaultIndexer {
    * Reads a file (unless it is over the size limit); re-chunks it only when its text changed. A note that cannot
    * be chunked fails alone, with the reason; one chunked as plain text comes with a warning saying why.
    */
-  private async readAndChunk(entry: VaultFileEntry, force = false): Promise<{ failure: string } | { changed?: ChangedNote; warning?: string }> {
+  private async readAndChunk(entry: VaultFileEntry, force = false): Promise<ChunkOutcome> {
+    const read = await this.readNote(entry, force);
+    return 'source' in read ? this.chunkRead(entry, read) : read;
+  }
+
+  /**
+   * Reads a file and, when its text changed (or `force`), what chunking it needs from this thread: the text's hash
+   * and its cached parse outline. A text that did not change gives `{}`.
+   */
+  private async readNote(entry: VaultFileEntry, force: boolean): Promise<ChunkOutcome | NoteRead> {
     const tooLarge = this.sizeProblem(entry.size);
     if (tooLarge) return { failure: tooLarge };
     let source;
@@ -306,12 +347,19 @@ export class VaultIndexer {
       known.mtimeMs = source.mtimeMs;
       return {};
     }
+    return { source, textHash, outline: await this.outlines.useFor(textHash) };
+  }
+
+  /** Chunks a note read by `readNote` (in a chunker thread), with the block texts its references read now. */
+  private async chunkRead(entry: VaultFileEntry, { source, textHash, outline }: NoteRead): Promise<ChunkOutcome> {
     let chunked;
+    const refs = blockRefsIn(source.text);
+    const blocksRead = refs.length > 0 ? { refs, texts: this.deps.state.store.blocks.textsFor(refs) } : undefined;
     try {
-      const blockTexts = this.deps.state.store.blocks.textsFor(source.text);
+      const blockTexts = blocksRead?.texts ?? {};
       const journalFormat = this.deps.journalFormat;
       const note = { path: entry.path, text: source.text, mtimeMs: source.mtimeMs, ...(Object.keys(blockTexts).length ? { blockTexts } : {}), ...(journalFormat ? { journalFormat } : {}) };
-      chunked = await this.deps.chunker.chunk(note, await this.outlines.useFor(textHash));
+      chunked = await this.deps.chunker.chunk(note, outline);
     } catch (error) {
       return { failure: (error as Error).message };
     }
@@ -330,7 +378,15 @@ export class VaultIndexer {
       ...(blockTexts ? { blockTexts } : {}),
       chunks: chunks.map(storedChunk),
     };
-    return { changed: { record, chunks }, ...(warning ? { warning } : {}) };
+    return { changed: { record, chunks, ...(blocksRead ? { blocksRead } : {}) }, ...(warning ? { warning } : {}) };
+  }
+
+  /** Whether a block a chunked note shows reads differently now than when it was chunked. */
+  private readStaleBlocks({ blocksRead }: ChangedNote): boolean {
+    if (!blocksRead) return false;
+    const now = this.deps.state.store.blocks.textsFor(blocksRead.refs);
+    const keys = Object.keys(now);
+    return keys.length !== Object.keys(blocksRead.texts).length || keys.some((uuid) => now[uuid] !== blocksRead.texts[uuid]);
   }
 
   /**
@@ -409,26 +465,33 @@ export class VaultIndexer {
    */
   private async applyText(changed: ChangedNote[], removed: string[]): Promise<void> {
     const { state } = this.deps;
-    const stale: string[] = [];
-    for (const p of removed) {
-      stale.push(...state.store.delete(p));
-      state.graph.removeNote(p);
-    }
+    const gone: string[] = [];
+    for (const p of removed) for (const chunk of state.store.note(p)?.chunks ?? []) gone.push(chunk.id);
     const unchanged = new Set<string>();
     for (const { record } of changed) {
       const before = state.store.note(record.path);
-      if (before && before.title === record.title && sameList(before.aliases, record.aliases)) {
+      if (!before) continue;
+      if (before.title === record.title && sameList(before.aliases, record.aliases)) {
         const kept = new Map(before.chunks.map((chunk) => [chunk.id, indexedForm(chunk)]));
         for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
       }
-      stale.push(...state.store.delete(record.path));
+      for (const chunk of before.chunks) if (!unchanged.has(chunk.id)) gone.push(chunk.id);
     }
-    const gone = stale.filter((id) => !unchanged.has(id));
-    state.keyword.remove(gone);
-    state.vectors.remove(gone);
     // A batch of 500 notes is ~7,000 chunks, about a second of store, graph and MiniSearch work: in turns, so
-    // searches (and, in browser mode, the server) are answered meanwhile.
+    // searches (and, in browser mode, the server) are answered meanwhile. What goes leaves the indices before the
+    // store, and a note's new record replaces its old one at once: a search between turns never meets a chunk the
+    // store does not hold.
     const turns = new TimeSlices();
+    for (const id of gone) {
+      state.keyword.remove([id]);
+      if (turns.due()) await turns.next();
+    }
+    state.vectors.remove(gone);
+    for (const p of removed) {
+      state.store.delete(p);
+      state.graph.removeNote(p);
+      if (turns.due()) await turns.next();
+    }
     for (const { record } of changed) {
       state.store.put(record);
       state.graph.upsertNote(graphNoteOf(record));

@@ -67,13 +67,16 @@ export class QueryOrchestrator {
     const depth = candidateDepth(policy, offset, k);
     const { store, keyword, vectors, graph } = this.state;
 
-    // The query embedding runs in the embedder's worker while the keyword search runs here.
     const queryVector = mode === 'keyword' ? undefined : this.embedder.embed([query]).then(([v]) => v);
     const expansions = mode !== 'vector' && config.query_expansion && this.expander ? await this.expander.expand(query) : [];
-    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth, { accept, expansions });
     const vector = await queryVector;
     // A query of words the model does not know has no meaning to search by: keyword search alone answers it.
-    const vectorHits = vector && !isEmptyLike(vector, await emptyTextVector(this.embedder)) ? vectors.search(vector, depth, accept) : [];
+    const meaningful = vector !== undefined && !isEmptyLike(vector, await emptyTextVector(this.embedder));
+    // From here to the ranking in one turn of the event loop: indexing goes on between turns, and both rankings
+    // and the store must be read as one state (a keyword search run while the query was embedded could name
+    // chunks the store has since dropped).
+    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth, { accept, expansions });
+    const vectorHits = meaningful ? vectors.search(vector, depth, accept) : [];
 
     const ranked = rankResults(keywordHits, vectorHits, mode, policy, {
       noteOf: (id) => store.chunk(id)!.note.path,

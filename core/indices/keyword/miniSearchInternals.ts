@@ -228,6 +228,8 @@ export class ChunkPostings {
   private async vacuum(): Promise<void> {
     const dirt = this.m._dirtCount;
     const turns = new TimeSlices(this.vacuumTurnMs);
+    // Not in the turn of the discard that started it: that one has work of its own to finish.
+    await turns.next();
     let after: string | undefined;
     for (;;) {
       let finished = true;
