@@ -286,6 +286,22 @@ describe('maintenance', () => {
     assert.deepEqual(ids(saved, 'fleeting').sort(), ['back#0', 'v#200']);
   });
 
+  test('an upsert told when it has done enough adds that many, and the rest later give the same index', async () => {
+    const docs = Array.from({ length: 7 }, (_, i) => doc(`p#${i}`, `shared word${i}`, { title: `Page ${i}` }));
+    const inTurns = KeywordIndex.create();
+    const taken: number[] = [];
+    for (let from = 0; from < docs.length; ) {
+      let asked = 0;
+      const added = inTurns.upsert(docs.slice(from), () => ++asked === 3);
+      taken.push(added);
+      from += added;
+    }
+    assert.deepEqual(taken, [3, 3, 1]);
+    const atOnce = indexOf(docs);
+    assert.deepEqual(await savedForm(inTurns), await savedForm(atOnce));
+    assert.deepEqual(inTurns.search('page 4', 10), atOnce.search('page 4', 10));
+  });
+
   test('the last of several chunks with one id in a batch is the one indexed', () => {
     const index = indexOf([doc('a#0', 'first words'), doc('a#0', 'second words'), doc('b#0', 'other words')]);
     assert.equal(index.size, 2);

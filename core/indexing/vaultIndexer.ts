@@ -52,9 +52,10 @@ interface ChangedNote {
 const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
-/** Chunks given to MiniSearch, and vectors to the vector index, between two looks at the clock. */
-const KEYWORD_DOCS_PER_STEP = 25;
+/** Chunks offered to MiniSearch at once (it stops when the turn is up), and vectors given to the vector index between two looks at the clock. */
+const KEYWORD_DOCS_PER_STEP = 500;
 const VECTORS_PER_STEP = 500;
+const VECTOR_REMOVALS_PER_STEP = 200;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 
@@ -465,6 +466,11 @@ export class VaultIndexer {
    */
   private async applyText(changed: ChangedNote[], removed: string[]): Promise<void> {
     const { state } = this.deps;
+    // A batch of 500 notes is ~7,000 chunks, about a second of store, graph and MiniSearch work: in turns, so
+    // searches (and, in browser mode, the server) are answered meanwhile. What goes leaves the indices before the
+    // store, and a note's new record replaces its old one at once: a search between turns never meets a chunk the
+    // store does not hold.
+    const turns = new TimeSlices();
     const gone: string[] = [];
     for (const p of removed) for (const chunk of state.store.note(p)?.chunks ?? []) gone.push(chunk.id);
     const unchanged = new Set<string>();
@@ -476,17 +482,17 @@ export class VaultIndexer {
         for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
       }
       for (const chunk of before.chunks) if (!unchanged.has(chunk.id)) gone.push(chunk.id);
+      if (turns.due()) await turns.next();
     }
-    // A batch of 500 notes is ~7,000 chunks, about a second of store, graph and MiniSearch work: in turns, so
-    // searches (and, in browser mode, the server) are answered meanwhile. What goes leaves the indices before the
-    // store, and a note's new record replaces its old one at once: a search between turns never meets a chunk the
-    // store does not hold.
-    const turns = new TimeSlices();
     for (const id of gone) {
       state.keyword.remove([id]);
       if (turns.due()) await turns.next();
     }
-    state.vectors.remove(gone);
+    // Removing vectors costs the index's size times the removals (faiss-node's id selector is a list): a few hundred at a time.
+    for (let from = 0; from < gone.length; from += VECTOR_REMOVALS_PER_STEP) {
+      state.vectors.remove(gone.slice(from, from + VECTOR_REMOVALS_PER_STEP));
+      if (turns.due()) await turns.next();
+    }
     for (const p of removed) {
       state.store.delete(p);
       state.graph.removeNote(p);
@@ -501,8 +507,9 @@ export class VaultIndexer {
     const docs = changed.flatMap(({ record, chunks }) =>
       chunks.filter((c) => hasShownText(c) && !unchanged.has(c.id)).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
-    for (let from = 0; from < docs.length; from += KEYWORD_DOCS_PER_STEP) {
-      state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_STEP));
+    for (let from = 0; from < docs.length; ) {
+      // As many as the turn has time for: a first edit after loading decodes the postings of each word it meets.
+      from += state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_STEP), () => turns.due());
       if (turns.due()) await turns.next();
     }
   }

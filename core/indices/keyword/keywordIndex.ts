@@ -51,15 +51,20 @@ export class KeywordIndex {
     return this.index.has(id);
   }
 
-  upsert(docs: ReadonlyArray<KeywordDoc>): void {
+  /**
+   * Adds chunks, each replacing the one with its id; returns how many it added. With `enough` (and chunks of
+   * distinct ids), stops once it says so, asked after each chunk: a long pass gives the rest in its next turn.
+   */
+  upsert(docs: ReadonlyArray<KeywordDoc>, enough?: () => boolean): number {
     // The last of several docs with one id wins, as if each replaced the one before.
-    const byId = new Map(docs.map((doc) => [doc.id, doc]));
-    for (const id of byId.keys()) if (this.index.has(id)) this.discard(id);
-    this.index.addAll(byId.values());
-    for (const doc of byId.values()) {
+    const unique = [...new Map(docs.map((doc) => [doc.id, doc])).values()];
+    for (const { id } of unique) if (this.index.has(id)) this.discard(id);
+    const added = unique.slice(0, this.index.addAll(unique, enough));
+    for (const doc of added) {
       const shortId = this.index.shortIdOf(doc.id)!;
       for (const key of titleKeysOf(doc)) this.titles.add(key, shortId);
     }
+    return added.length;
   }
 
   remove(ids: Iterable<string>): void {

@@ -178,18 +178,25 @@ export class ChunkPostings {
     return this.mini.has(id);
   }
 
-  /** Adds chunks not in the index (discard a chunk's previous version first). */
-  addAll(docs: Iterable<KeywordDoc>): void {
+  /**
+   * Adds chunks not in the index (discard a chunk's previous version first), in order, until `enough()` says to stop
+   * (asked after each one); returns how many it added.
+   */
+  addAll(docs: readonly KeywordDoc[], enough: () => boolean = () => false): number {
     this.termsSeen = new Map();
+    let added = 0;
     try {
-      for (const doc of docs) {
+      while (added < docs.length) {
+        const doc = docs[added++]!;
         this.mini.add(doc);
         this.tabulate(this.m._idToShortId.get(doc.id)!);
         this.changes++;
+        if (enough()) break;
       }
     } finally {
       this.termsSeen = null;
     }
+    return added;
   }
 
   discard(id: string): void {
