@@ -233,10 +233,11 @@ export class ChunkPostings {
    * through the tree as it is then. A posting list without discarded chunks is left as it is (a loaded one encoded).
    */
   private async vacuum(): Promise<void> {
-    const dirt = this.m._dirtCount;
     const turns = new TimeSlices(this.vacuumTurnMs);
     // Not in the turn of the discard that started it: that one has work of its own to finish.
     await turns.next();
+    // Every chunk discarded by now loses its postings in this walk.
+    const dirt = this.m._dirtCount;
     let after: string | undefined;
     for (;;) {
       let finished = true;
