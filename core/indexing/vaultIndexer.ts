@@ -55,7 +55,8 @@ const NOTES_PER_BATCH = 500;
 /** Chunks offered to MiniSearch at once (it stops when the turn is up), and vectors given to the vector index between two looks at the clock. */
 const KEYWORD_DOCS_PER_STEP = 500;
 const VECTORS_PER_STEP = 500;
-const VECTOR_REMOVALS_PER_STEP = 200;
+/** Chunks taken out of the keyword and vector indices between two looks at the clock. */
+const REMOVALS_PER_STEP = 200;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
 
@@ -484,13 +485,12 @@ export class VaultIndexer {
       for (const chunk of before.chunks) if (!unchanged.has(chunk.id)) gone.push(chunk.id);
       if (turns.due()) await turns.next();
     }
-    for (const id of gone) {
-      state.keyword.remove([id]);
-      if (turns.due()) await turns.next();
-    }
-    // Removing vectors costs the index's size times the removals (faiss-node's id selector is a list): a few hundred at a time.
-    for (let from = 0; from < gone.length; from += VECTOR_REMOVALS_PER_STEP) {
-      state.vectors.remove(gone.slice(from, from + VECTOR_REMOVALS_PER_STEP));
+    // A few hundred at a time: removing vectors costs the index's size times the removals (faiss-node's id selector
+    // is a list).
+    for (let from = 0; from < gone.length; from += REMOVALS_PER_STEP) {
+      const ids = gone.slice(from, from + REMOVALS_PER_STEP);
+      state.keyword.remove(ids);
+      state.vectors.remove(ids);
       if (turns.due()) await turns.next();
     }
     for (const p of removed) {
