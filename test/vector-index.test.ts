@@ -16,6 +16,7 @@ import {
   type VectorIndexOptions,
 } from '../core/indices/vector/vectorIndex.js';
 import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/vector/hnswTuning.js';
+import { saveIndexFiles } from '../core/indices/vector/vectorIndexFiles.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 // ---------------------------------------------------------------- helpers
@@ -622,6 +623,54 @@ describe('save and load', () => {
     assertSameHits(loaded.search(queries[0], 10), index.search(queries[0], 10), 0);
     await loaded.save(dir);
     assert.deepEqual((await fs.readdir(dir)).sort(), ['vector-index.json', 'vectors-3.f32', 'vectors-3.faiss']);
+  });
+
+  test('an HNSW graph is saved by linking the file it was built or loaded as, not written again on the event loop', async () => {
+    const index = await built(FAISS_HNSW, corpus.slice(0, 1500));
+    const [first, second, third] = [freshDir(), freshDir(), freshDir()];
+    await index.save(first);
+    index.remove([idOf(3)]);
+    await index.save(second);
+    const inode = async (dir: string) => (await fs.stat(path.join(dir, 'vectors-1.faiss'))).ino;
+    assert.equal(await inode(second), await inode(first), 'the second save links the first one\'s graph file');
+    const loaded = await loadVectorIndex(second, FAISS_HNSW);
+    await loaded.save(third);
+    assert.equal(await inode(third), await inode(second), 'a loaded graph is saved by linking the file it was read from');
+    for (const query of queries.slice(0, 10)) assertSameHits((await loadVectorIndex(third, FAISS_HNSW)).search(query, 10), index.search(query, 10), 0);
+  });
+
+  test('a graph file that no longer holds the graph is not linked: the graph is written afresh', async () => {
+    const index = await built(FAISS_HNSW, corpus.slice(0, 1500));
+    const [first, second] = [freshDir(), freshDir()];
+    await index.save(first);
+    const file = path.join(first, 'vectors-1.faiss');
+    const bytes = await fs.readFile(file);
+    await fs.rm(file);
+    await fs.writeFile(file, Buffer.concat([bytes.subarray(0, 100), Buffer.from('damaged'), bytes.subarray(107)]));
+    await index.save(second);
+    assert.notEqual((await fs.stat(path.join(second, 'vectors-1.faiss'))).ino, (await fs.stat(file)).ino);
+    assert.ok((await fs.readFile(path.join(second, 'vectors-1.faiss'))).equals(bytes), 'the same graph, written by faiss');
+  });
+
+  test('a save whose index changed meanwhile is abandoned, and the last committed save stays', async () => {
+    const dir = freshDir();
+    const index = await built(TS_FLAT, corpus.slice(0, 100));
+    await index.save(dir);
+    const snapshot = { backend: 'flat' as const, kind: 'flat' as const, dims: DIMS, ids: ['x'], vectors: new Float32Array(DIMS), native: null, unchanged: () => false };
+    await assert.rejects(saveIndexFiles(dir, () => snapshot), /changed while it was being saved/);
+    assert.deepEqual((await fs.readdir(dir)).sort(), ['vector-index.json', 'vectors-1.f32']);
+    assert.deepEqual((await loadVectorIndex(dir, TS_FLAT)).ids(), index.ids());
+  });
+
+  test('a header of many thousand ids, written in pieces, loads whole', async () => {
+    const options: VectorIndexOptions = { dims: 2, backend: 'flat', kind: 'flat', hnswThreshold: 1e9 };
+    const index = createVectorIndex(options);
+    index.upsert(Array.from({ length: 12_345 }, (_, i) => ({ id: `n "${i}".md#${i % 7}`, vector: Float32Array.of(Math.cos(i), Math.sin(i)) })));
+    const dir = freshDir();
+    const digests = await index.save(dir);
+    const header = await fs.readFile(path.join(dir, 'vector-index.json'));
+    assert.equal(digests['vector-index.json']?.sha256, createHash('sha256').update(header).digest('hex'), 'the digest returned is the file\'s');
+    assert.deepEqual((await loadVectorIndex(dir, options)).ids(), index.ids());
   });
 
   test('the saved HNSW graph carries the tuned efSearch (faiss-node has no setter; the default 16 caps recall)', async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { KeywordIndex } from '../indices/keyword/keywordIndex.js';
 import { LinkGraph } from '../indices/graph/linkGraph.js';
 import { createVectorIndex, loadVectorIndex, type VectorIndex, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
-import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, savedFileDigests, VectorIndexCorruptError } from '../indices/vector/vectorIndexFiles.js';
+import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, VectorIndexCorruptError } from '../indices/vector/vectorIndexFiles.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { digestBytes, digestFile, type FileDigest } from '../embedding/fileDigest.js';
 import { loadManifest, MANIFEST_FILE, onlyChunkingChanged, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
@@ -90,8 +90,7 @@ export class IndexState {
     await this.keyword.settle();
     files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
     files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.lines());
-    await this.vectors.save(path.join(gen, VECTORS_DIR));
-    for (const [name, digest] of Object.entries(await savedFileDigests(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
+    for (const [name, digest] of Object.entries(await this.vectors.save(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
     const manifest: Manifest = {
       ...this.identity,
       schemaVersion: SCHEMA_VERSION,

@@ -5,7 +5,7 @@ import { buildHnswGraph, type HnswBuild } from './hnswGraphBuild.js';
 import { HNSW_FOURCC } from './hnswTuning.js';
 import { TopK } from './topK.js';
 import type { VectorStore } from './vectorStore.js';
-import { compareLabelHits, type AcceptId, type LabelHit, type NativeIndexWriter, type SearchEngine, type VectorHit } from './vectorTypes.js';
+import { compareLabelHits, type AcceptId, type LabelHit, type NativeFile, type NativeIndexWriter, type SearchEngine, type VectorHit } from './vectorTypes.js';
 
 export const FAISS_HNSW_FOURCC = HNSW_FOURCC;
 /** A new graph is built once this share of the store is missing from the graph or removed from it. */
@@ -19,6 +19,8 @@ const OVERSAMPLE_ROUNDS = 3;
 export interface LoadedGraph {
   graph: FaissIndex;
   rows?: readonly number[];
+  /** The file it was read from. */
+  file?: NativeFile;
 }
 
 /**
@@ -31,13 +33,17 @@ export interface LoadedGraph {
  *   1,000 vectors: only a save builds a graph for them).
  * - When the graph cannot supply k acceptable hits (a rare filter, a large k), the search falls back to an exact
  *   scan rather than return fewer.
- * A save writes the graph as it is, with its label → row map when that is not the identity.
+ * A save writes the graph as it is, with its label → row map when that is not the identity. The graph never changes
+ * once built, so the file it came from (the builder's, or the one loaded, then the one last saved) is kept and a save
+ * links it: writing a graph of a few hundred thousand vectors held the event loop for half a second.
  */
 export class FaissHnswEngine implements SearchEngine {
   readonly backend = 'faiss';
   readonly kind = 'hnsw';
   readonly quantised = false;
   private graph: FaissIndex | null = null;
+  /** A file holding the graph's bytes, and how to delete it when it is the builder's (a saved one stays). */
+  private graphFile: { file: NativeFile; release?: () => Promise<void> } | null = null;
   /** Graph label -> id; null marks a tombstone. */
   private graphIds: Array<string | null> = [];
   private readonly graphLabelOf = new Map<string, number>();
@@ -63,7 +69,7 @@ export class FaissHnswEngine implements SearchEngine {
     loaded?: LoadedGraph,
   ) {
     this.exact = new TsFlatEngine(store);
-    if (loaded) this.adopt(loaded.graph, loaded.rows ? loaded.rows.map((row) => (row >= 0 ? store.idAt(row) : null)) : store.ids());
+    if (loaded) this.adopt(loaded.graph, loaded.rows ? loaded.rows.map((row) => (row >= 0 ? store.idAt(row) : null)) : store.ids(), loaded.file && { file: loaded.file });
   }
 
   appended(from: number): void {
@@ -136,7 +142,15 @@ export class FaissHnswEngine implements SearchEngine {
     if (!graph) return null;
     const identity = this.pending.size === 0 && this.tombstones === 0 && this.graphIds.every((id, label) => id === this.store.idAt(label));
     const rows = identity ? undefined : this.graphIds.map((id) => (id === null ? -1 : (this.store.labelOf(id) as number)));
-    return { fourcc: FAISS_HNSW_FOURCC, ...(rows ? { rows } : {}), write: (file) => graph.write(file) };
+    return {
+      fourcc: FAISS_HNSW_FOURCC,
+      ...(rows ? { rows } : {}),
+      ...(this.graphFile ? { file: this.graphFile.file } : {}),
+      write: (file) => graph.write(file),
+      saved: (file) => {
+        if (this.graph === graph) this.keepGraphFile({ file });
+      },
+    };
   }
 
   private rebuildIfStale(): void {
@@ -150,7 +164,12 @@ export class FaissHnswEngine implements SearchEngine {
     this.changedDuringBuild.clear();
     const job = buildHnswGraph(this.faiss, this.store.data().slice(), this.store.dims);
     const done = job.graph.then(
-      (graph) => this.adopt(graph, ids.map((id) => (this.changedDuringBuild.has(id) || !this.store.has(id) ? null : id))),
+      (built) =>
+        this.adopt(
+          built.index,
+          ids.map((id) => (this.changedDuringBuild.has(id) || !this.store.has(id) ? null : id)),
+          { file: built.file, release: built.release },
+        ),
       (error: Error) => {
         this.buildError = error;
       },
@@ -165,8 +184,9 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   /** Takes `graph` with these label → id entries (null: not in the store); every other stored id is pending. */
-  private adopt(graph: FaissIndex, ids: Array<string | null>): void {
+  private adopt(graph: FaissIndex, ids: Array<string | null>, file?: { file: NativeFile; release?: () => Promise<void> }): void {
     this.graph = graph;
+    this.keepGraphFile(file ?? null);
     this.graphIds = ids;
     this.graphLabelOf.clear();
     this.tombstones = 0;
@@ -177,6 +197,13 @@ export class FaissHnswEngine implements SearchEngine {
     this.pending.clear();
     this.pendingLabels = null;
     for (const id of this.store.ids()) if (!this.graphLabelOf.has(id)) this.pending.add(id);
+  }
+
+  /** Points at another file holding the graph's bytes; a builder's file pointed at before is deleted. */
+  private keepGraphFile(file: { file: NativeFile; release?: () => Promise<void> } | null): void {
+    const before = this.graphFile;
+    this.graphFile = file;
+    if (before?.release && before.file.path !== file?.file.path) void before.release().catch(() => undefined);
   }
 
   /** The best pending vectors, scanned exactly. */

@@ -2,6 +2,7 @@ import { FAISS_FLAT_FOURCC, FAISS_SQ8_FOURCC, FaissFlatEngine } from './faissFla
 import { FAISS_HNSW_FOURCC, FaissHnswEngine } from './faissHnswBackend.js';
 import { faissStatus, requireFaiss, type FaissModule } from './faissRuntime.js';
 import { TsFlatEngine } from './flatBackend.js';
+import type { FileDigest } from '../../embedding/fileDigest.js';
 import { readIndexFiles, readNativeIndex, saveIndexFiles, type NativeIndex } from './vectorIndexFiles.js';
 import { VectorStore } from './vectorStore.js';
 import type { AcceptId, SearchEngine, VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
@@ -43,8 +44,11 @@ export interface VectorIndex {
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
   /** Ids in label order. */
   ids(): string[];
-  /** Writes the index into `dir` atomically; creates `dir`. */
-  save(dir: string): Promise<void>;
+  /**
+   * Writes the index into `dir` atomically; creates `dir`. Returns each file's size and SHA-256, by name. The index
+   * must not change until it resolves (it fails if it did).
+   */
+  save(dir: string): Promise<Record<string, FileDigest>>;
   /** Resolves once no background work (an HNSW graph build) is running. */
   settled(): Promise<void>;
 }
@@ -80,7 +84,7 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions):
 
 class StoreBackedVectorIndex implements VectorIndex {
   private engine: SearchEngine;
-  private saving: Promise<void> = Promise.resolve();
+  private saving: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: VectorStore,
@@ -156,19 +160,21 @@ class StoreBackedVectorIndex implements VectorIndex {
     return hits.sort(compareVectorHits).slice(0, wanted);
   }
 
-  save(dir: string): Promise<void> {
+  save(dir: string): Promise<Record<string, FileDigest>> {
     // Saves run one at a time so two of them never pick the same generation.
     const run = this.saving.then(async () => {
       await this.engine.beforeSave?.();
-      await saveIndexFiles(dir, () => {
-        const native = this.engine.prepareSave();
+      const engine = this.engine;
+      return saveIndexFiles(dir, () => {
+        const changes = this.store.changes;
         return {
-          backend: this.engine.backend,
-          kind: this.engine.kind,
+          backend: engine.backend,
+          kind: engine.kind,
           dims: this.store.dims,
           ids: this.store.ids(),
-          vectors: this.store.data().slice(),
-          native,
+          vectors: this.store.data(),
+          native: engine.prepareSave(),
+          unchanged: () => this.store.changes === changes && this.engine === engine,
         };
       });
     });
@@ -251,7 +257,7 @@ function nativeFourcc(layout: Layout): string {
 
 function createEngine(options: ResolvedOptions, store: VectorStore, layout: Layout, native?: NativeIndex): SearchEngine {
   if (!options.faiss) return new TsFlatEngine(store);
-  if (layout.kind === 'hnsw') return new FaissHnswEngine(options.faiss, store, native && { graph: native.index, rows: native.rows });
+  if (layout.kind === 'hnsw') return new FaissHnswEngine(options.faiss, store, native && { graph: native.index, rows: native.rows, file: native.file });
   // A flat index always mirrors the rows; a row map would mean it does not.
   return new FaissFlatEngine(options.faiss, store, layout.quantised, native && !native.rows ? native.index : undefined);
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { digestBytes } from '../../embedding/fileDigest.js';
+import { DigestingCounter, digestBytes, type FileDigest } from '../../embedding/fileDigest.js';
 import { TimeSlices } from '../../process/timeSlices.js';
 import { promises as fsp } from 'node:fs';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
-import type { NativeIndexWriter, VectorBackendName, VectorIndexKind } from './vectorTypes.js';
+import type { NativeFile, NativeIndexWriter, VectorBackendName, VectorIndexKind } from './vectorTypes.js';
 
 /*
  * On-disk layout of a saved vector index (all in one directory):
@@ -50,9 +50,11 @@ export interface IndexSnapshot {
   kind: VectorIndexKind;
   dims: number;
   ids: string[];
-  /** A copy the index no longer touches (count x dims). */
+  /** The live rows (count x dims): written as they are, so the index must not change until the save ends. */
   vectors: Float32Array;
   native: NativeIndexWriter | null;
+  /** False once the index has changed since the snapshot: the save is then abandoned, not committed. */
+  unchanged(): boolean;
 }
 
 export class VectorIndexCorruptError extends Error {
@@ -69,10 +71,13 @@ const vectorsName = (generation: number) => `vectors-${generation}.f32`;
 const nativeName = (generation: number) => `vectors-${generation}.faiss`;
 
 /**
- * Saves a snapshot into `dir`. `takeSnapshot` runs synchronously before the
- * first await, so the index cannot change between the snapshot and the native write.
+ * Saves a snapshot into `dir`. `takeSnapshot` runs synchronously before the first await. Nothing is copied: the
+ * vectors are written from the live store in slices (the event loop runs between them) and a faiss file that is
+ * already on disk (an HNSW graph built in the background, or the one loaded) is linked or copied, not written again
+ * on the event loop. The caller keeps the index unchanged until the save ends (saves run with the index's writers
+ * held); a change meanwhile abandons the save before its header is written.
  */
-export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnapshot): Promise<void> {
+export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnapshot): Promise<Record<string, FileDigest>> {
   // Synchronous on purpose: faiss's write aborts the process if the directory is missing.
   fs.mkdirSync(dir, { recursive: true });
   const generation = highestGeneration(fs.readdirSync(dir)) + 1;
@@ -82,18 +87,19 @@ export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnaps
   const tmp = (name: string) => path.join(dir, `${name}.tmp`);
   const written: string[] = [];
   const vectorBytes = toLittleEndianBytes(snapshot.vectors);
+  const changed = () => new Error(`the vector index changed while it was being saved into ${dir}`);
+  let native: FileDigest | null = null;
+  let vectors: FileDigest;
+  let headerDigest: FileDigest;
   try {
-    let nativeBytes: number | null = null;
-    let nativeSha256: string | null = null;
     if (snapshot.native && nativeFile) {
-      checkRoomForNativeWrite(dir, vectorBytes.byteLength + snapshot.ids.length * 1024 + 2 ** 20);
       written.push(tmp(nativeFile));
-      snapshot.native.write(tmp(nativeFile));
-      ({ bytes: nativeBytes, sha256: nativeSha256 } = await hashFile(tmp(nativeFile)));
+      native = await placeNativeFile(dir, snapshot.native, tmp(nativeFile), vectorBytes.byteLength + snapshot.ids.length * 1024 + 2 ** 20);
       await syncFile(tmp(nativeFile));
     }
     written.push(tmp(vectorsFile));
-    await writeDurably(tmp(vectorsFile), vectorBytes);
+    vectors = await writeDurably(tmp(vectorsFile), slices(vectorBytes));
+    if (!snapshot.unchanged()) throw changed();
     await fsp.rename(tmp(vectorsFile), path.join(dir, vectorsFile));
     if (nativeFile) await fsp.rename(tmp(nativeFile), path.join(dir, nativeFile));
     await syncDirectory(dir);
@@ -107,22 +113,78 @@ export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnaps
       dims: snapshot.dims,
       count: snapshot.ids.length,
       vectorsFile,
-      vectorsSha256: sha256(vectorBytes),
+      vectorsSha256: vectors.sha256,
       nativeFile,
-      nativeBytes,
-      nativeSha256,
+      nativeBytes: native?.bytes ?? null,
+      nativeSha256: native?.sha256 ?? null,
       nativeRows: snapshot.native?.rows ? [...snapshot.native.rows] : null,
       ids: snapshot.ids,
     };
     written.push(tmp(HEADER_FILE));
-    await writeDurably(tmp(HEADER_FILE), Buffer.from(JSON.stringify(header)));
+    headerDigest = await writeDurably(tmp(HEADER_FILE), headerPieces(header));
+    if (!snapshot.unchanged()) throw changed();
     await fsp.rename(tmp(HEADER_FILE), path.join(dir, HEADER_FILE));
     await syncDirectory(dir);
   } catch (error) {
     await Promise.all(written.map((file) => fsp.rm(file, { force: true })));
     throw error;
   }
+  if (nativeFile && native) snapshot.native?.saved?.({ path: path.join(dir, nativeFile), digest: native });
   await removeOtherGenerations(dir, generation);
+  const digests: Record<string, FileDigest> = { [HEADER_FILE]: headerDigest, [vectorsFile]: vectors };
+  if (nativeFile && native) digests[nativeFile] = native;
+  return digests;
+}
+
+/**
+ * Puts the faiss file at `target`: a hard link to (or else a copy of) the file the writer says already holds its
+ * bytes, checked against that file's digest; otherwise faiss writes it, synchronously.
+ */
+async function placeNativeFile(dir: string, native: NativeIndexWriter, target: string, estimatedBytes: number): Promise<FileDigest> {
+  if (native.file) {
+    const placed = await fsp.link(native.file.path, target).then(
+      () => true,
+      () => fsp.copyFile(native.file!.path, target).then(() => true, () => false),
+    );
+    if (placed) {
+      const digest = await hashFile(target).catch(() => null);
+      if (digest && digest.bytes === native.file.digest.bytes && digest.sha256 === native.file.digest.sha256) return native.file.digest;
+      await fsp.rm(target, { force: true });
+    }
+  }
+  checkRoomForNativeWrite(dir, estimatedBytes);
+  native.write(target);
+  const { bytes, sha256 } = await hashFile(target);
+  return { bytes, sha256 };
+}
+
+/** The bytes in slices of a few MB: each is hashed and written in a turn of its own. */
+function* slices(bytes: Uint8Array): Generator<Uint8Array> {
+  for (let at = 0; at < bytes.byteLength || at === 0; at += SLICE_BYTES) yield bytes.subarray(at, at + SLICE_BYTES);
+}
+
+const SLICE_BYTES = 4 * 2 ** 20;
+
+/** The header as JSON in pieces: its ids (one per vector) a few thousand at a time. */
+async function* headerPieces(header: VectorIndexHeader): AsyncGenerator<string> {
+  const turns = new TimeSlices();
+  const { ids, nativeRows, ...rest } = header;
+  yield `${JSON.stringify(rest).slice(0, -1)},"nativeRows":`;
+  if (nativeRows === null) yield 'null';
+  else yield* jsonArrayPieces(nativeRows, turns);
+  yield ',"ids":';
+  yield* jsonArrayPieces(ids, turns);
+  yield '}';
+}
+
+async function* jsonArrayPieces(items: readonly unknown[], turns: TimeSlices): AsyncGenerator<string> {
+  const PER_PIECE = 5000;
+  if (items.length === 0) yield '[]';
+  for (let at = 0; at < items.length; at += PER_PIECE) {
+    const piece = JSON.stringify(items.slice(at, at + PER_PIECE));
+    yield `${at === 0 ? '[' : ','}${piece.slice(1, -1)}${at + PER_PIECE >= items.length ? ']' : ''}`;
+    if (turns.due()) await turns.next();
+  }
 }
 
 export interface SavedIndex {
@@ -170,6 +232,8 @@ export interface NativeIndex {
   index: FaissIndex;
   /** Each label's row among the saved vectors when they differ (see VectorIndexHeader.nativeRows). */
   rows?: number[];
+  /** The file it was read from. */
+  file: NativeFile;
 }
 
 /**
@@ -185,26 +249,11 @@ export async function readNativeIndex(faiss: FaissModule, dir: string, header: V
     if (bytes !== header.nativeBytes || digest !== header.nativeSha256 || head !== fourcc) return null;
     const index = faiss.Index.read(file);
     if (index.ntotal() !== (header.nativeRows?.length ?? header.count) || index.getDimension() !== header.dims) return null;
-    return header.nativeRows ? { index, rows: header.nativeRows } : { index };
+    const read = { path: file, digest: { bytes, sha256: digest } };
+    return header.nativeRows ? { index, rows: header.nativeRows, file: read } : { index, file: read };
   } catch {
     return null;
   }
-}
-
-/**
- * The size and SHA-256 of each file of a saved index, for the index manifest. The vectors file's are the ones the
- * header holds: loading checks them (readIndexFiles), so it need not be hashed twice on open (see
- * `checkedWhenLoaded`). A damaged faiss file is only rebuilt by loading: the manifest's check reports it.
- */
-export async function savedFileDigests(dir: string): Promise<Record<string, { bytes: number; sha256: string }>> {
-  const headerBytes = await fsp.readFile(path.join(dir, HEADER_FILE));
-  const header = JSON.parse(headerBytes.toString('utf8')) as VectorIndexHeader;
-  const digests: Record<string, { bytes: number; sha256: string }> = {
-    [HEADER_FILE]: { bytes: headerBytes.length, sha256: sha256(headerBytes) },
-    [header.vectorsFile]: { bytes: header.count * header.dims * 4, sha256: header.vectorsSha256 },
-  };
-  if (header.nativeFile && header.nativeBytes !== null && header.nativeSha256 !== null) digests[header.nativeFile] = { bytes: header.nativeBytes, sha256: header.nativeSha256 };
-  return digests;
 }
 
 /** Whether loading the index checks this file's digest itself (the vectors file: readIndexFiles). */
@@ -293,10 +342,6 @@ function isSha256(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
 }
 
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
 async function hashFile(file: string): Promise<{ bytes: number; sha256: string; head: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
@@ -351,14 +396,21 @@ async function removeOtherGenerations(dir: string, keep: number): Promise<void> 
   await Promise.all(stale.map((name) => fsp.rm(path.join(dir, name), { force: true })));
 }
 
-async function writeDurably(file: string, data: Uint8Array): Promise<void> {
+/** Writes the pieces and flushes them to disk; the size and SHA-256 of what was written. */
+async function writeDurably(file: string, pieces: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>): Promise<FileDigest> {
+  const counter = new DigestingCounter();
   const handle = await fsp.open(file, 'w');
   try {
-    await handle.writeFile(data);
+    for await (const piece of pieces) {
+      const bytes = typeof piece === 'string' ? Buffer.from(piece) : piece;
+      counter.add(bytes);
+      for (let at = 0; at < bytes.byteLength; ) at += (await handle.write(bytes, at, bytes.byteLength - at)).bytesWritten;
+    }
     await handle.sync();
   } finally {
     await handle.close();
   }
+  return counter.digest();
 }
 
 async function syncFile(file: string): Promise<void> {

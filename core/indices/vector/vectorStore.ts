@@ -10,6 +10,8 @@ export class VectorStore {
   private rows = 0;
   private readonly idByLabel: string[] = [];
   private readonly labelById = new Map<string, number>();
+  /** Counts appends and removals: a save checks that none happened while it wrote the rows. */
+  private changeCount = 0;
 
   constructor(
     readonly dims: number,
@@ -36,6 +38,10 @@ export class VectorStore {
 
   get size(): number {
     return this.rows;
+  }
+
+  get changes(): number {
+    return this.changeCount;
   }
 
   has(id: string): boolean {
@@ -77,6 +83,7 @@ export class VectorStore {
   /** Appends new ids (the caller removed existing ones first); returns the first new label. */
   append(entries: ReadonlyArray<readonly [string, Float32Array]>): number {
     const first = this.rows;
+    this.changeCount++;
     this.reserve(this.rows + entries.length);
     for (const [id, vector] of entries) {
       if (this.labelById.has(id)) throw new Error(`VectorStore: id ${JSON.stringify(id)} is already present`);
@@ -96,6 +103,7 @@ export class VectorStore {
       if (label !== undefined) labels.add(label);
     }
     if (labels.size === 0) return { labels: [], ids: [] };
+    this.changeCount++;
     const sorted = [...labels].sort((a, b) => a - b);
     const removedIds = sorted.map((label) => this.idByLabel[label]);
     this.compact(sorted);

@@ -1,3 +1,5 @@
+import type { FileDigest } from '../../embedding/fileDigest.js';
+
 export type VectorBackendName = 'faiss' | 'flat';
 export type VectorIndexKind = 'flat' | 'hnsw';
 
@@ -15,7 +17,17 @@ export interface NativeIndexWriter {
   readonly fourcc: string;
   /** Each native label's row among the saved vectors, -1 for one removed since, when they are not the same. */
   readonly rows?: readonly number[];
+  /** A file that already holds exactly what `write` would write (and its digest): a save links or copies it. */
+  readonly file?: NativeFile;
   write(file: string): void;
+  /** Told where the save put the file, once the save is committed (a later save may link that one). */
+  saved?(file: NativeFile): void;
+}
+
+/** A faiss index file on disk and the size and SHA-256 of its bytes. */
+export interface NativeFile {
+  path: string;
+  digest: FileDigest;
 }
 
 /**
