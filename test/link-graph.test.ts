@@ -283,6 +283,54 @@ describe('property: incremental updates equal a fresh build', () => {
   });
 });
 
+describe('property: a graph read back changes like the graph it was saved from', () => {
+  const PATHS = ['A.md', 'B.md', 'dir/A.md', 'dir/C.md', 'x/y/B.md', 'C.md'];
+  const TARGETS = ['A', 'B', 'C', 'dir/A', 'y/B', 'Alias1', 'Missing', 'dir/C.md'];
+  const opArb = fc.oneof(
+    fc.record({ path: fc.constantFrom(...PATHS), links: fc.array(fc.constantFrom(...TARGETS), { maxLength: 4 }), aliases: fc.array(fc.constantFrom('Alias1', 'Alias2'), { maxLength: 1 }) }),
+    fc.record({ removed: fc.constantFrom(...PATHS) }),
+  );
+  const apply = (graph: LinkGraph, op: { path: string; links: string[]; aliases: string[] } | { removed: string }) =>
+    'removed' in op ? graph.removeNote(op.removed) : graph.upsertNote(note(op.path, op.links, { aliases: op.aliases }));
+
+  // Read, a graph files its links under their keys only later (keyLinks) or when first changed or asked to resolve.
+  test('with its links keyed first or not, later changes and lookups give the same answers', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArb, { maxLength: 15 }), fc.array(opArb, { maxLength: 15 }), fc.boolean(), async (before, after, keyFirst) => {
+        const graph = LinkGraph.create();
+        for (const op of before) apply(graph, op);
+        const loaded = await reloaded(graph);
+        if (keyFirst) await loaded.keyLinks();
+        for (const op of after) {
+          apply(graph, op);
+          apply(loaded, op);
+        }
+        for (const path of PATHS) {
+          assert.deepEqual(loaded.outgoing(path), graph.outgoing(path));
+          assert.deepEqual(loaded.backlinks(path), graph.backlinks(path));
+          assert.deepEqual(loaded.unresolved(path), graph.unresolved(path));
+          for (const target of TARGETS) assert.equal(loaded.resolve(target, path), graph.resolve(target, path));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('keying a large graph read back takes turns, and a change meanwhile finishes it first', async () => {
+    const count = 60_000;
+    const notes = Array.from({ length: count }, (_, i) => note(`n/${i}.md`, [`${(i * 7) % count}`, `${(i * 13) % count}`, 'Missing']));
+    const loaded = await reloaded(graphOf(notes));
+    let keyed = false;
+    const keying = loaded.keyLinks().then(() => (keyed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(keyed, false, 'keying 60,000 notes takes more than one turn');
+    loaded.upsertNote(note('Missing.md'));
+    await keying;
+    assert.equal(loaded.backlinks('Missing.md').length, count, 'every link to it, keyed or not yet when it came, now resolves to it');
+    assert.deepEqual(loaded.resolve('1', 'n/5.md'), 'n/1.md');
+  });
+});
+
 describe('Logseq pages: namespaces and block references', () => {
   const UUID_A = '6565aaaa-1111-4222-8333-944444444444';
   test('[[a/b]] finds the page titled a/b (file a___b.md or a%2Fb.md), over a file merely named b elsewhere', () => {

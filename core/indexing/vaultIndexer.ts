@@ -472,6 +472,8 @@ export class VaultIndexer {
     // store, and a note's new record replaces its old one at once: a search between turns never meets a chunk the
     // store does not hold.
     const turns = new TimeSlices();
+    // A graph just read files its links under their keys in turns; changing it needs them all.
+    await state.graph.keyLinks();
     const gone: string[] = [];
     for (const p of removed) for (const chunk of state.store.note(p)?.chunks ?? []) gone.push(chunk.id);
     const unchanged = new Set<string>();
