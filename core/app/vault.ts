@@ -421,9 +421,9 @@ export class CairnVault {
   }
 }
 
-/** The promise, marked as handled: its rejection reaches whoever awaits it later, never the process. */
 const KEY_LINKS_AFTER_OPEN_MS = 1000;
 
+/** The promise, marked as handled: its rejection reaches whoever awaits it later, never the process. */
 function caught<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;

@@ -64,9 +64,9 @@ interface NoteEntry {
  * re-resolves only the links that could point to it.
  *
  * A graph read from its file answers neighbours and backlinks at once, but files its notes and links under their
- * keys only when something needs to resolve a link: `keyLinks` does it in turns (the vault starts it once open),
- * and any change or lookup first finishes what is left. Searches need none of the keys, and filing them was a
- * tenth of the time to open a vault.
+ * keys only when something needs to resolve a link: `keyLinks` does it in turns (the vault starts it a second after
+ * it opens), and any change or lookup first finishes what is left. Searches need none of the keys, and filing them
+ * was a tenth of the time to open a vault.
  */
 export class LinkGraph {
   private readonly notes = new Map<string, NoteEntry>();
