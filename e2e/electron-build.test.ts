@@ -2,6 +2,7 @@
 // with Vite, the built core host runs tsx-free in plain Node (with Node's IPC standing in for Electron's parentPort)
 // against a real vault copy and temp data folder, and the built sandboxed preload exposes exactly the api.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -55,7 +56,7 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     assert.doesNotMatch(readFileSync(path.join(dist, 'main.js'), 'utf8'), /from "tsx|\.ts"/);
   });
 
-  test('the built HNSW graph worker runs without tsx and writes a graph faiss reads', async () => {
+  test('the built HNSW graph worker runs without tsx, writes a graph faiss reads, and reports its size and SHA-256', async () => {
     const dims = 8;
     const rows = Float32Array.from({ length: 300 * dims }, (_, i) => Math.sin(i * 12.9898) % 1);
     const file = path.join(workspace.root, 'graph.faiss');
@@ -65,7 +66,8 @@ describe('the Electron build', { timeout: 120_000 }, () => {
       worker.once('error', reject);
       worker.send({ rows, dims, file });
     });
-    assert.deepEqual(reply, { ok: true });
+    const written = readFileSync(file);
+    assert.deepEqual(reply, { ok: true, bytes: written.length, sha256: createHash('sha256').update(written).digest('hex') });
     const faiss = createRequire(import.meta.url)('faiss-node') as typeof import('faiss-node');
     const graph = faiss.Index.read(file);
     assert.equal(graph.ntotal(), 300);
