@@ -97,7 +97,7 @@ export class LinkGraph {
     // Resolutions were saved with the notes: loading re-resolves nothing, and files nothing under keys yet.
     const entries: NoteEntry[] = [];
     for (const note of stored) {
-      const entry: NoteEntry = { path: note.path, title: note.title, aliases: [...note.aliases], nameKeys: [], dir: [], segmentKeys: [], blockIds: blockIdsOf(note), links: [] };
+      const entry = unfiledEntry(note);
       graph.notes.set(note.path, entry);
       entries.push(entry);
       if (turns.due()) await turns.next();
@@ -304,7 +304,7 @@ export class LinkGraph {
   }
 
   private register(note: Pick<GraphNote, 'path' | 'title' | 'aliases' | 'blockIds'>): NoteEntry {
-    const entry: NoteEntry = { path: note.path, title: note.title, aliases: [...note.aliases], nameKeys: [], dir: [], segmentKeys: [], blockIds: blockIdsOf(note), links: [] };
+    const entry = unfiledEntry(note);
     this.notes.set(note.path, entry);
     this.fileNote(entry);
     return entry;
@@ -373,6 +373,11 @@ export class LinkGraph {
       from.set(source, (from.get(source) ?? 0) + 1);
     }
   }
+}
+
+/** A note's entry before its keys are worked out (see `fileNote`). */
+function unfiledEntry(note: Pick<GraphNote, 'path' | 'title' | 'aliases' | 'blockIds'>): NoteEntry {
+  return { path: note.path, title: note.title, aliases: [...note.aliases], nameKeys: [], dir: [], segmentKeys: [], blockIds: blockIdsOf(note), links: [] };
 }
 
 interface Ranked {
