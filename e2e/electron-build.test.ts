@@ -56,21 +56,31 @@ describe('the Electron build', { timeout: 120_000 }, () => {
     assert.doesNotMatch(readFileSync(path.join(dist, 'main.js'), 'utf8'), /from "tsx|\.ts"/);
   });
 
-  test('the built HNSW graph worker runs without tsx, writes a graph faiss reads, and reports its size and SHA-256', async () => {
+  test('the built HNSW graph worker runs without tsx, takes rows in slices, writes a graph faiss reads, and reports its size and SHA-256', async () => {
     const dims = 8;
     const rows = Float32Array.from({ length: 300 * dims }, (_, i) => Math.sin(i * 12.9898) % 1);
+    for (let r = 0; r < 300; r++) {
+      const row = rows.subarray(r * dims, (r + 1) * dims);
+      const norm = Math.hypot(...row);
+      row.forEach((x, j) => (row[j] = x / norm));
+    }
     const file = path.join(workspace.root, 'graph.faiss');
     const worker = fork(path.join(dist, 'hnswGraphWorker.js'), [], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const reply = await new Promise<unknown>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
-      worker.send({ rows, dims, file });
+      worker.send({ type: 'start', dims, file });
+      worker.send({ type: 'rows', rows: rows.slice(0, 100 * dims) });
+      worker.send({ type: 'rows', rows: rows.slice(100 * dims) });
+      worker.send({ type: 'end' });
     });
     const written = readFileSync(file);
     assert.deepEqual(reply, { ok: true, bytes: written.length, sha256: createHash('sha256').update(written).digest('hex') });
     const faiss = createRequire(import.meta.url)('faiss-node') as typeof import('faiss-node');
     const graph = faiss.Index.read(file);
     assert.equal(graph.ntotal(), 300);
+    // Labels follow the rows in the order sent, across slices.
+    assert.deepEqual(graph.search(Array.from(rows.subarray(150 * dims, 151 * dims)), 1).labels, [150]);
     assert.equal(graph.getDimension(), dims);
   });
 

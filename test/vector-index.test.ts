@@ -524,6 +524,43 @@ describe('HNSW graphs built in the background', () => {
     for (const id of gone) assert.ok(!index.search(corpus[Number(/\d+/.exec(id)![0])], 10).some((hit) => hit.id === id), `${id} came back`);
   });
 
+  test('rows sent to the builder in slices while removals move rows past a slice: each live vector found once, removed ones never', async () => {
+    // 12,000 x 64 is three slices of rows; changes land between them (the rows go out in turns of the loop).
+    const many = randomUnitVectors(12_000, DIMS, 31);
+    const index = createVectorIndex(FAISS_HNSW);
+    index.upsert(many.map((vector, i) => ({ id: idOf(i), vector })));
+    const live = new Map(many.map((vector, i) => [idOf(i), vector]));
+    index.search(queries[0], 1); // starts the build
+    let building = true;
+    const settled = index.settled().then(() => (building = false));
+    const extra = randomUnitVectors(2000, DIMS, 32);
+    const gone: string[] = [];
+    // A change in every turn of the loop until the graph is in: some land between the slices being sent.
+    for (let round = 0; building && round < 2000; round++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      // A low label: every later row moves down, some below the next slice to be sent (they are left to the exact scan).
+      const removed = idOf(round * 3);
+      index.remove([removed]);
+      live.delete(removed);
+      gone.push(removed);
+      index.upsert([{ id: `extra-${round}`, vector: extra[round] }]);
+      live.set(`extra-${round}`, extra[round]);
+    }
+    await settled;
+    for (const [id, vector] of [...live].filter((_, i) => i % 40 === 0)) {
+      const hits = index.search(vector, 3);
+      assert.equal(hits[0]?.id, id, `${id} is its own nearest vector`);
+      assert.equal(new Set(hits.map((hit) => hit.id)).size, hits.length, 'no id twice');
+    }
+    for (const query of queries.slice(0, 10)) {
+      const hits = index.search(query, 50);
+      assert.equal(new Set(hits.map((hit) => hit.id)).size, hits.length, 'no id twice');
+      assert.ok(hits.every((hit) => live.has(hit.id)), 'no removed id');
+      assert.ok(recallAt(hits.slice(0, 10), exactSearch(live, query, 10)) >= 0.8);
+    }
+    for (const id of gone) assert.ok(!index.search(many[Number(/\d+/.exec(id)![0])], 5).some((hit) => hit.id === id), `${id} came back`);
+  });
+
   test('vectors added after the graph are found exactly while store labels move under them (removals, more adds)', async () => {
     const index = await built(FAISS_HNSW);
     const fresh = randomUnitVectors(25, DIMS, 977);

@@ -24,8 +24,8 @@ export interface LoadedGraph {
 }
 
 /**
- * Approximate search with a faiss HNSW graph, never built on the event loop: graphs are built in a worker thread
- * (hnswGraphBuild.ts) from a snapshot of the store, while searches go on.
+ * Approximate search with a faiss HNSW graph, never built on the event loop: graphs are built in a child process
+ * (hnswGraphBuild.ts) from the store's rows, sent in turns, while searches go on.
  * - Vectors added since the graph was built are "pending": every search scans them exactly and merges them in.
  * - Removed vectors are tombstones, skipped at search (faiss's removeIds aborts on HNSW).
  * - Once pending and tombstones pass 20% of the store, a new graph is built in the background.
@@ -69,7 +69,7 @@ export class FaissHnswEngine implements SearchEngine {
     loaded?: LoadedGraph,
   ) {
     this.exact = new TsFlatEngine(store);
-    if (loaded) this.adopt(loaded.graph, loaded.rows ? loaded.rows.map((row) => (row >= 0 ? store.idAt(row) : null)) : store.ids(), loaded.file && { file: loaded.file });
+    if (loaded) this.adopt(loaded.graph, loaded.rows ? loaded.rows.map((row) => (row >= 0 ? store.idAt(row) : null)) : store.ids(), loaded.file && { file: loaded.file }, !loaded.rows);
   }
 
   appended(from: number): void {
@@ -125,7 +125,8 @@ export class FaissHnswEngine implements SearchEngine {
 
   /** Waits for a first graph before a save, so that one is saved (and the next start need not build it). */
   async beforeSave(): Promise<void> {
-    if (!this.graph && this.store.size > 0 && !this.buildError) this.startBuild();
+    // A build under way (started by a search) is the one waited for: a second would double the work.
+    if (!this.graph && !this.build && this.store.size > 0 && !this.buildError) this.startBuild();
     if (!this.graph) await this.settled();
   }
 
@@ -160,14 +161,13 @@ export class FaissHnswEngine implements SearchEngine {
   }
 
   private startBuild(): void {
-    const ids = this.store.ids();
     this.changedDuringBuild.clear();
-    const job = buildHnswGraph(this.faiss, this.store.data().slice(), this.store.dims);
+    const job = buildHnswGraph(this.faiss, this.store);
     const done = job.graph.then(
       (built) =>
         this.adopt(
           built.index,
-          ids.map((id) => (this.changedDuringBuild.has(id) || !this.store.has(id) ? null : id)),
+          built.ids.map((id) => (this.changedDuringBuild.has(id) || !this.store.has(id) ? null : id)),
           { file: built.file, release: built.release },
         ),
       (error: Error) => {
@@ -183,8 +183,12 @@ export class FaissHnswEngine implements SearchEngine {
     };
   }
 
-  /** Takes `graph` with these label → id entries (null: not in the store); every other stored id is pending. */
-  private adopt(graph: FaissIndex, ids: Array<string | null>, file?: { file: NativeFile; release?: () => Promise<void> }): void {
+  /**
+   * Takes `graph` with these label → id entries (null: not in the store); every other stored id is pending (a row
+   * added since, or one skipped while the rows were sent: see BuiltGraph). `sameRows`: the labels are the store's
+   * rows (a graph loaded with its vectors), so none is pending and the store need not be walked.
+   */
+  private adopt(graph: FaissIndex, ids: Array<string | null>, file?: { file: NativeFile; release?: () => Promise<void> }, sameRows = false): void {
     this.graph = graph;
     this.keepGraphFile(file ?? null);
     this.graphIds = ids;
@@ -196,7 +200,11 @@ export class FaissHnswEngine implements SearchEngine {
     });
     this.pending.clear();
     this.pendingLabels = null;
-    for (const id of this.store.ids()) if (!this.graphLabelOf.has(id)) this.pending.add(id);
+    if (sameRows) return;
+    for (let label = 0; label < this.store.size; label++) {
+      const id = this.store.idAt(label);
+      if (!this.graphLabelOf.has(id)) this.pending.add(id);
+    }
   }
 
   /** Points at another file holding the graph's bytes; a builder's file pointed at before is deleted. */

@@ -1,9 +1,10 @@
+import path from 'node:path';
 import { FAISS_FLAT_FOURCC, FAISS_SQ8_FOURCC, FaissFlatEngine } from './faissFlatBackend.js';
 import { FAISS_HNSW_FOURCC, FaissHnswEngine } from './faissHnswBackend.js';
 import { faissStatus, requireFaiss, type FaissModule } from './faissRuntime.js';
 import { TsFlatEngine } from './flatBackend.js';
 import type { FileDigest } from '../../embedding/fileDigest.js';
-import { readIndexFiles, readNativeIndex, saveIndexFiles, type NativeIndex } from './vectorIndexFiles.js';
+import { HEADER_FILE, readIndexFiles, readNativeIndex, saveIndexFiles, VectorIndexCorruptError, type NativeIndex } from './vectorIndexFiles.js';
 import { VectorStore } from './vectorStore.js';
 import type { AcceptId, SearchEngine, VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
 
@@ -72,7 +73,9 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
 export async function loadVectorIndex(dir: string, options: VectorIndexOptions): Promise<VectorIndex> {
   const resolved = resolveOptions(options);
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
-  const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors);
+  const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors).catch((error: Error) => {
+    throw new VectorIndexCorruptError(path.join(dir, HEADER_FILE), error.message);
+  });
   const layout = layoutFor(resolved, store.size, { kind: header.kind, quantised: false });
   let native: NativeIndex | null = null;
   if (resolved.faiss && layout.kind === header.kind && header.backend === 'faiss') {

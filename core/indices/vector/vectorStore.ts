@@ -28,7 +28,7 @@ export class VectorStore {
     store.rows = ids.length;
     const turns = new TimeSlices();
     for (const [label, id] of ids.entries()) {
-      if (store.labelById.has(id)) throw new Error(`VectorStore: duplicate id ${JSON.stringify(id)}`);
+      if (store.labelById.has(id)) throw new Error(`ids are not unique (${JSON.stringify(id)} is listed twice)`);
       store.idByLabel.push(id);
       store.labelById.set(id, label);
       if (turns.due()) await turns.next();
