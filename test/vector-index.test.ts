@@ -15,7 +15,10 @@ import {
   type VectorIndex,
   type VectorIndexOptions,
 } from '../core/indices/vector/vectorIndex.js';
+import { buildHnswGraph } from '../core/indices/vector/hnswGraphBuild.js';
+import { requireFaiss } from '../core/indices/vector/faissRuntime.js';
 import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/vector/hnswTuning.js';
+import { VectorStore } from '../core/indices/vector/vectorStore.js';
 import { saveIndexFiles } from '../core/indices/vector/vectorIndexFiles.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
@@ -559,6 +562,32 @@ describe('HNSW graphs built in the background', () => {
       assert.ok(recallAt(hits.slice(0, 10), exactSearch(live, query, 10)) >= 0.8);
     }
     for (const id of gone) assert.ok(!index.search(many[Number(/\d+/.exec(id)![0])], 5).some((hit) => hit.id === id), `${id} came back`);
+  });
+
+  test('the graph builder runs below our priority with one OpenMP thread per core, and labels its graph with the ids sent', async () => {
+    const store = await VectorStore.fromRows(DIMS, corpus.map((_, i) => idOf(i)), Float32Array.from(corpus.flatMap((vector) => [...vector])));
+    const job = buildHnswGraph(requireFaiss(), store);
+    job.hold();
+    while (job.pid === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+    const pid = job.pid;
+    if (process.platform === 'linux') {
+      // Between fork and exec /proc shows our environment: wait for the builder's own command line.
+      for (let i = 0; i < 400 && !(await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).includes('hnswGraphWorker'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const environ = (await fs.readFile(`/proc/${pid}/environ`, 'utf8')).split('\0');
+      assert.ok(environ.includes(`OMP_NUM_THREADS=${Math.min(os.availableParallelism(), 8)}`), 'one OpenMP thread per core');
+    }
+    assert.ok(os.getPriority(pid) >= 10, `the builder's niceness is ${os.getPriority(pid)}`);
+    const built = await job.graph;
+    try {
+      assert.equal(built.index.ntotal(), COUNT);
+      assert.deepEqual(built.ids, store.ids());
+      const { labels } = built.index.search(Array.from(corpus[123]), 1);
+      assert.equal(built.ids[labels[0]], idOf(123));
+    } finally {
+      await built.release();
+    }
   });
 
   test('vectors added after the graph are found exactly while store labels move under them (removals, more adds)', async () => {

@@ -5,14 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const stderrTails = new WeakMap<ChildProcess, string>();
 
-/** Forks `<name>.ts` (or `.js`) from the folder of the module whose `import.meta.url` is `callerUrl`. */
-export function forkWorkerProcess(callerUrl: string, name: string): ChildProcess {
+/** Forks `<name>.ts` (or `.js`) from the folder of the module whose `import.meta.url` is `callerUrl`; `env`: its environment (default: ours). */
+export function forkWorkerProcess(callerUrl: string, name: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
   const fromSources = callerUrl.endsWith('.ts');
   const entry = fileURLToPath(new URL(`./${name}${fromSources ? '.ts' : '.js'}`, callerUrl));
   // tsx by absolute URL: a bare `--import tsx` would resolve from the current directory, not from Cairn's.
   const execArgv = [...workerExecArgv(process.execArgv), ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
   // 'advanced' serialization carries typed arrays as binary, not as JSON arrays.
-  const worker = fork(entry, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  const worker = fork(entry, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
   // stderr goes on to ours, and its tail names the error when the worker dies.
   worker.stderr?.on('data', (chunk: Buffer) => {
     process.stderr.write(chunk);
