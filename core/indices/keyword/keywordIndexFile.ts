@@ -324,7 +324,11 @@ function checkMiniSearchShape(value: unknown): asserts value is AsPlainObject {
     js !== null &&
     js.serializationVersion === 2 &&
     typeof js.documentCount === 'number' &&
+    // Short ids are 32-bit in the packed postings; the tables are walked up to nextId.
     typeof js.nextId === 'number' &&
+    Number.isSafeInteger(js.nextId) &&
+    js.nextId >= 0 &&
+    js.nextId <= 2 ** 32 &&
     isPlainObject(js.documentIds) &&
     isPlainObject(js.fieldLength) &&
     isPlainObject(js.storedFields) &&
