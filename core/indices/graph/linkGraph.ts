@@ -105,9 +105,7 @@ export class LinkGraph {
     for (const [i, note] of stored.entries()) {
       const source = entries[i]!;
       for (const link of note.links) {
-        const stored: StoredLink = { source, kind: link.kind, target: link.target, baseKey: '', nameKey: '', dest: undefined };
-        source.links.push(stored);
-        graph.setDest(stored, link.dest === undefined ? undefined : entries[link.dest]!.path);
+        graph.setDest(unfiledLink(source, link.kind, link.target), link.dest === undefined ? undefined : entries[link.dest]!.path);
       }
       if (turns.due()) await turns.next();
     }
@@ -328,8 +326,7 @@ export class LinkGraph {
   }
 
   private attachLink(source: NoteEntry, kind: GraphLinkKind, target: string, dest: string | undefined): void {
-    const link: StoredLink = { source, kind, target, baseKey: '', nameKey: '', dest: undefined };
-    source.links.push(link);
+    const link = unfiledLink(source, kind, target);
     this.fileLink(link);
     this.setDest(link, dest);
   }
@@ -373,6 +370,13 @@ export class LinkGraph {
       from.set(source, (from.get(source) ?? 0) + 1);
     }
   }
+}
+
+/** A link added to its source note, before its keys are worked out (see `fileLink`). */
+function unfiledLink(source: NoteEntry, kind: GraphLinkKind, target: string): StoredLink {
+  const link: StoredLink = { source, kind, target, baseKey: '', nameKey: '', dest: undefined };
+  source.links.push(link);
+  return link;
 }
 
 /** A note's entry before its keys are worked out (see `fileNote`). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DigestingCounter, digestBytes, type FileDigest } from '../../embedding/fileDigest.js';
+import { DigestingCounter, digestBytes, digestFile, type FileDigest } from '../../embedding/fileDigest.js';
 import { TimeSlices } from '../../process/timeSlices.js';
 import { promises as fsp } from 'node:fs';
 import * as fs from 'node:fs';
@@ -147,15 +147,14 @@ async function placeNativeFile(dir: string, native: NativeIndexWriter, target: s
       () => fsp.copyFile(native.file!.path, target).then(() => true, () => false),
     );
     if (placed) {
-      const digest = await hashFile(target).catch(() => null);
+      const digest = await digestFile(target).catch(() => null);
       if (digest && digest.bytes === native.file.digest.bytes && digest.sha256 === native.file.digest.sha256) return native.file.digest;
       await fsp.rm(target, { force: true });
     }
   }
   checkRoomForNativeWrite(dir, estimatedBytes);
   native.write(target);
-  const { bytes, sha256 } = await hashFile(target);
-  return { bytes, sha256 };
+  return digestFile(target);
 }
 
 /** The bytes in slices of a few MB: each is hashed and written in a turn of its own. */
