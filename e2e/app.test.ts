@@ -69,7 +69,10 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     assert.ok(marks.some((m) => /chunk/i.test(m)), `highlighted terms: ${marks.join(', ')}`);
     assert.match((await first.locator('.result-meta').textContent()) ?? '', /lines? \d+(–\d+)?.*modified/);
     await first.locator('details.why summary').click();
-    assert.match((await first.locator('details.why').textContent()) ?? '', /Keyword rank\s*#\d/);
+    const why = (await first.locator('details.why').textContent()) ?? '';
+    assert.match(why, /Keyword rank\s*#\d/);
+    // Hybrid search's second stage: the result's rank by its best sentence, its score and line.
+    assert.match(why, /Best sentence\s*#\d+ \(score 0\.\d{3}, line \d+\)/);
     // Keyboard: ↓ moves the selection, ↑ moves it back.
     await page.getByTestId('search-input').press('ArrowDown');
     assert.equal(await results.nth(1).getAttribute('aria-selected'), 'true');

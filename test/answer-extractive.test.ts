@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { answerUnits, lineAt } from '../core/answer/answerUnits.js';
+import { answerUnits, lineAt } from '../core/search/answerUnits.js';
 import { answerQuestion, NOT_ANSWERED, type Answer, type AnswerVault } from '../core/answer/index.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
@@ -106,6 +106,15 @@ describe('answer units', () => {
     );
     for (const unit of units) assert.equal(text.slice(unit.start, unit.end), unit.raw);
     assert.equal(lineAt(text, units[0].start, 10), 15);
+  });
+
+  it('skip every line of an indented code block, across blank lines, and quote the paragraph after it', () => {
+    // As the Obsidian Tasks docs write examples: a fenced block indented four spaces is an indented code block.
+    const text = 'Sort by due date:\n\n    ```tasks\n    not done\n    # a comment line\n\n    sort by due\n    ```\n\nThe oldest comes first.';
+    assert.deepEqual(
+      answerUnits(text).map((u) => u.plain),
+      ['Sort by due date:', 'The oldest comes first.'],
+    );
   });
 });
 

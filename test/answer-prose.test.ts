@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { containsHint } from '../core/answer/answerEvaluation.js';
-import { answerUnits, renderInline } from '../core/answer/answerUnits.js';
+import { answerUnits, renderInline } from '../core/search/answerUnits.js';
 import { answerQuestion } from '../core/answer/index.js';
 import type { CairnVault } from '../core/app/index.js';
 import { indexedNotesVault } from './support/notesVault.js';

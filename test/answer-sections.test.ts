@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { answerUnits } from '../core/answer/answerUnits.js';
+import { answerUnits } from '../core/search/answerUnits.js';
 import { extractiveAnswer, looksRelevant, NOT_ANSWERED } from '../core/answer/extractiveAnswer.js';
 import type { SectionEvidence } from '../core/answer/sectionEvidence.js';
-import type { ScoredUnit } from '../core/answer/sentenceRanker.js';
+import type { ScoredUnit } from '../core/search/sentenceRanker.js';
 import type { AnswerSource } from '../core/contract/answer.js';
 import type { ChunkPart } from '../core/chunking/types.js';
 

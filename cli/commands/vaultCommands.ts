@@ -191,7 +191,7 @@ function formatResults(response: SearchResponse, k: number | undefined): string 
   }
   const out = response.results.map((r, i) => {
     const where = `${r.path} § ${r.headerPath.join(' › ') || r.title} (lines ${r.startLine}-${r.endLine})`;
-    const why = [r.explain.exactTitle ? 'title' : '', r.explain.keywordRank ? `keyword #${r.explain.keywordRank}` : '', r.explain.vectorRank ? `vector #${r.explain.vectorRank}` : '', r.explain.graph ? `linked from ${r.explain.graph.from}` : '', r.explain.recency > 1 ? `recent ×${r.explain.recency}` : '']
+    const why = [r.explain.exactTitle ? 'title' : '', r.explain.keywordRank ? `keyword #${r.explain.keywordRank}` : '', r.explain.vectorRank ? `vector #${r.explain.vectorRank}` : '', r.explain.sentence ? `sentence #${r.explain.sentence.rank}` : '', r.explain.graph ? `linked from ${r.explain.graph.from}` : '', r.explain.recency > 1 ? `recent ×${r.explain.recency}` : '']
       .filter(Boolean)
       .join(', ') || 'kept by the filters, newest first';
     const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);

@@ -14,7 +14,7 @@ import { extractiveAnswer } from './extractiveAnswer.js';
 import { buildMessages, numberSources, type NumberedSource } from './llmPrompt.js';
 import { retrieveSources } from './retrieveSources.js';
 import { sectionEvidence } from './sectionEvidence.js';
-import { scoreUnits } from './sentenceRanker.js';
+import { scoreUnits } from '../search/sentenceRanker.js';
 import type { Answer, Citation } from '../contract/answer.js';
 import type { AnswerModel, AnswerOptions, AnswerVault } from './types.js';
 

@@ -5,9 +5,9 @@
  * would mislead more than no answer.
  */
 import { headerPathAt } from '../search/citedPart.js';
-import { plainText } from './answerUnits.js';
+import { plainText } from '../search/answerUnits.js';
 import { sourceLabel } from './retrieveSources.js';
-import { compareUnits, pickUnits, type ScoredUnit } from './sentenceRanker.js';
+import { compareUnits, pickUnits, type ScoredUnit } from '../search/sentenceRanker.js';
 import type { SectionEvidence } from './sectionEvidence.js';
 import type { Answer, AnswerSource, Citation } from '../contract/answer.js';
 

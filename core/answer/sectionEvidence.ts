@@ -24,7 +24,7 @@
  * answer the search ranked in the top three share three to eight with it.
  */
 import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
-import type { ScoredUnit } from './sentenceRanker.js';
+import type { ScoredUnit } from '../search/sentenceRanker.js';
 import type { AnswerSource } from '../contract/answer.js';
 
 export interface SectionEvidence {

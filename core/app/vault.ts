@@ -10,6 +10,7 @@ import type { CairnConfig } from '../config/schema.js';
 import { EmbeddingCache } from '../embedding/embeddingCache.js';
 import { createEmbedder, type Embedder, type EmbedderOptions, type TextRole } from '../embedding/embedder.js';
 import { LazyEmbedder } from '../embedding/lazyEmbedder.js';
+import { TextVectorCache } from '../embedding/textVectorCache.js';
 import { changedShare, embeddingCacheFile, readAdaptation, type AdaptedTable } from '../adapt/adaptedTables.js';
 import { faissStatus, type VectorIndexOptions } from '../indices/vector/vectorIndex.js';
 import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../config/dataFolder.js';
@@ -68,10 +69,13 @@ export class CairnVault {
   ) {
     this.pendingRebuild = rebuild;
     this.expander = new EmbeddingNeighbourExpander(expansionWords?.embedder ?? embedder, expansionWords?.cache ?? cache);
+    this.passageVectors = new TextVectorCache(embedder.dims, 8 * 1024 * 1024);
     this.indexer = this.indexerFor(state);
   }
 
   private readonly expander: EmbeddingNeighbourExpander;
+  /** Sentences hybrid search and answers embed as passages: 8 MB of vectors. */
+  private readonly passageVectors: TextVectorCache;
   private indexer: VaultIndexer;
 
   private indexerFor(state: IndexState): VaultIndexer {
@@ -249,7 +253,7 @@ export class CairnVault {
 
   async search(request: SearchRequest): Promise<SearchResponse> {
     await this.currentVocabulary();
-    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, this.expander).search(request);
+    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, (texts, as) => this.embed(texts, as), this.expander).search(request);
     return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
   }
 
@@ -350,7 +354,9 @@ export class CairnVault {
    * trained with instructions gets its passage prefix, as chunk texts do when they are indexed).
    */
   embed(texts: readonly string[], as: TextRole = 'query'): Promise<Float32Array[]> {
-    return as === 'passage' && this.embedder.embedPassages ? this.embedder.embedPassages(texts) : this.embedder.embed(texts);
+    if (as === 'query') return this.embedder.embed(texts);
+    // Passages here are sentences of chunks found (see TextVectorCache); chunks are embedded by the indexer.
+    return this.passageVectors.embed(texts, (missing) => (this.embedder.embedPassages ? this.embedder.embedPassages(missing) : this.embedder.embed(missing)));
   }
 
   status(manifest?: Manifest): VaultStatus {

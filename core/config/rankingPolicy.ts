@@ -37,6 +37,8 @@ export interface RankingPolicy {
   maxChunksPerNote: number;
   /** The least depth each ranker is asked for (see `candidateDepth`). */
   candidateDepth: number;
+  /** Hybrid search's best chunks ranked again by their best sentence (0 = none; see sentenceRerank). */
+  rerankDepth: number;
 }
 
 export function rankingPolicy(search: SearchConfig, model: Readonly<FusionDefaults> = GENERIC_FUSION_DEFAULTS): RankingPolicy {
@@ -49,5 +51,6 @@ export function rankingPolicy(search: SearchConfig, model: Readonly<FusionDefaul
     recencyBoost: search.recency_boost,
     maxChunksPerNote: search.max_chunks_per_note,
     candidateDepth: CANDIDATE_DEPTH,
+    rerankDepth: search.rerank_depth,
   };
 }

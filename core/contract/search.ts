@@ -60,6 +60,12 @@ export interface Explanation {
   recency: number;
   /** The whole query is the note's title or one of its aliases. */
   exactTitle: boolean;
+  /**
+   * Hybrid search's second stage (core/search/ranking/sentenceRerank.ts): the chunk's rank among the first stage's
+   * best by its best sentence, that sentence's score (0..1) and first line; null when the chunk was not re-ranked
+   * or has no sentence.
+   */
+  sentence: { rank: number; score: number; line: number } | null;
 }
 
 /** A piece of a snippet: plain text, and whether it is a word the search matched (the app marks those). */

@@ -2,7 +2,7 @@ import type { SearchConfig } from '../config/schema.js';
 import { rankingPolicy } from '../config/rankingPolicy.js';
 import type { ChunkSummary, Explanation, SearchRequest, SearchResponse, SearchResult } from '../contract/search.js';
 import { hasFilters, incompleteOperators, mergeFilters, normalisePathPrefix, normaliseTagKey, parseQuery, type SearchFilters } from '../contract/filters.js';
-import type { Embedder } from '../embedding/embedder.js';
+import type { Embedder, TextRole } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
 import { shownText } from '../chunking/shownText.js';
@@ -11,6 +11,7 @@ import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { candidateDepth } from './ranking/depths.js';
 import { emptyExplanation } from './ranking/fusion.js';
 import { rankResults } from './ranking/rankResults.js';
+import { rerankBySentences } from './ranking/sentenceRerank.js';
 import type { QueryExpander } from './queryExpander.js';
 import { highlightTerms } from './highlightTerms.js';
 import { buildSnippet } from './snippet.js';
@@ -26,6 +27,8 @@ export class QueryOrchestrator {
     private readonly state: IndexState,
     private readonly embedder: Embedder,
     private readonly config: () => SearchConfig,
+    /** Embeds the re-ranked chunks' sentences (the vault's embed: as passages, through its cache of recent ones). */
+    private readonly embedTexts: (texts: readonly string[], as?: TextRole) => Promise<Float32Array[]>,
     private readonly expander?: QueryExpander,
   ) {}
 
@@ -84,8 +87,26 @@ export class QueryOrchestrator {
       neighboursOf: (note) => graph.neighbours(note),
       now: Date.now(),
     });
+    // The chunks are taken from the store now, in the ranking's turn: the rerank waits for texts and vectors.
+    const refs = new Map(ranked.slice(0, Math.max(offset + k, policy.rerankDepth)).map((hit) => [hit.id, store.chunk(hit.id)!]));
+    // A page past the re-ranked chunks is the same whether they are re-ranked or not.
+    const rerank = mode === 'hybrid' && meaningful && offset < policy.rerankDepth;
+    const final = rerank
+      ? await rerankBySentences({
+          query,
+          hits: ranked,
+          depth: policy.rerankDepth,
+          rrfK: policy.rrfK,
+          summaries: async (hits) => {
+            const chunks = hits.map((hit) => refs.get(hit.id)!);
+            const texts = await store.texts(chunks.map((ref) => ref.chunk));
+            return chunks.map((ref, i) => chunkSummary(ref, shownText(texts[i])));
+          },
+          embed: this.embedTexts,
+        })
+      : ranked;
     const terms = questionTerms(query);
-    const page = ranked.slice(offset, offset + k).map((hit) => ({ ref: store.chunk(hit.id)!, score: hit.score, explain: hit.explain }));
+    const page = final.slice(offset, offset + k).map((hit) => ({ ref: refs.get(hit.id)!, score: hit.score, explain: hit.explain }));
     const results = await this.resultsOf(page, terms, about.highlightTerms, request.neighbours);
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }

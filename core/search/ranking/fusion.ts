@@ -21,7 +21,7 @@ export interface FusedHit {
 
 /** The explanation of a chunk no ranking has scored yet. */
 export function emptyExplanation(): Explanation {
-  return { keywordRank: null, vectorRank: null, keywordScore: null, vectorScore: null, weights: { keyword: 0, vector: 0 }, rrf: 0, graph: null, recency: 1, exactTitle: false };
+  return { keywordRank: null, vectorRank: null, keywordScore: null, vectorScore: null, weights: { keyword: 0, vector: 0 }, rrf: 0, graph: null, recency: 1, exactTitle: false, sentence: null };
 }
 
 /** Weighted RRF: score(d) = Σ weight / (k + rank), ranks from 1. */

@@ -11,6 +11,8 @@ export function WhyDetails({ result }: { result: SearchResult }) {
     ['Fusion (RRF)', explain.rrf.toFixed(4)],
     ['Graph lift', explain.graph ? `linked with ${explain.graph.from} (+${explain.graph.score.toFixed(4)})` : '—'],
     ['Recency', explain.recency > 1 ? `×${explain.recency}` : '—'],
+    // Hybrid search's second stage: the chunk's rank by its best sentence among the first stage's best.
+    ['Best sentence', explain.sentence ? `#${explain.sentence.rank} (score ${explain.sentence.score.toFixed(3)}, line ${explain.sentence.line})` : '—'],
     ['Exact title', explain.exactTitle ? 'yes' : 'no'],
     ['Score', result.score.toFixed(4)],
   ];

@@ -1,5 +1,7 @@
 /**
- * Scores every quotable unit of the retrieved sections against the question and picks the few that answer it.
+ * Scores every quotable unit of the retrieved sections against the question and picks the few that answer it. One
+ * score for both of its users: hybrid search's second stage ranks chunks by their best unit (ranking/sentenceRerank),
+ * and the extractive answer quotes the best units (core/answer).
  *
  * score = 0.45 · cosine(question, unit) + 0.45 · coverage + 0.10 · rank prior, times a form factor (short units
  * and units ending in ":" state less):
@@ -12,11 +14,11 @@
  */
 import type { ChunkSummary } from '../contract/search.js';
 import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
-import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
+import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
 import type { AnswerSource } from '../contract/answer.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
-import { headerPathAt } from '../search/citedPart.js';
-import type { AnswerVault } from './types.js';
+import { headerPathAt } from './citedPart.js';
+import type { TextRole } from '../embedding/embedder.js';
 
 export interface ScoredUnit {
   source: AnswerSource;
@@ -45,7 +47,8 @@ const ANNOUNCES_FACTOR = 0.85;
 /** A unit that quotes the question itself ("ask it things like 'what does X do?'") restates it rather than answers it. */
 const ECHO_FACTOR = 0.5;
 
-type Embed = AnswerVault['embed'];
+/** Unit vectors of texts, embedded as queries (default) or as passages (the vault's `embed`). */
+type Embed = (texts: readonly string[], as?: TextRole) => Promise<Float32Array[]>;
 
 export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[]): Promise<ScoredUnit[]> {
   const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'>> = [];

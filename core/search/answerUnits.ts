@@ -71,6 +71,7 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
   let shortcode: string | undefined;
   let inTable = false;
   let inList = false;
+  let indentedCode = false;
   let afterBlank = true;
   let header: string[] = [];
   let i = 0;
@@ -103,6 +104,16 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
     if (shortcode !== undefined) {
       if (shortcodeClose(shortcode).test(body)) shortcode = undefined;
       continue;
+    }
+    // An indented code block runs over every indented line, and blank lines between them, to the first line that
+    // is not indented ("    ```tasks" / "    not done" is code, all of it).
+    if (indentedCode) {
+      if (INDENTED_CODE.test(body)) continue;
+      if (body.trim() === '') {
+        afterBlank = true;
+        continue;
+      }
+      indentedCode = false;
     }
     const rawShortcode = RAW_SHORTCODE_OPEN.exec(body);
     if (rawShortcode) {
@@ -177,7 +188,10 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
       inList = true;
       continue;
     }
-    if (!block && INDENTED_CODE.test(body) && wasBlank && !inList) continue;
+    if (!block && INDENTED_CODE.test(body) && wasBlank && !inList) {
+      indentedCode = true;
+      continue;
+    }
     if (block) block.last = i;
     else {
       block = { kind: 'para', first: i, last: i };

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CairnVault } from '../core/app/index.js';
+import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
+import type { ChunkSummary, SearchResult } from '../core/contract/search.js';
+import { TextVectorCache } from '../core/embedding/textVectorCache.js';
+import { seededRandom } from '../core/random/seededRandom.js';
+import { emptyExplanation, type FusedHit } from '../core/search/ranking/fusion.js';
+import { rerankBySentences } from '../core/search/ranking/sentenceRerank.js';
+
+const WORDS = ('garden soil water tomato seedling balcony morning summer weather rain harvest compost shed tools fence ' +
+  'bread oven flour yeast dough kitchen recipe butter sugar salt train ticket station window valley lake mountain ' +
+  'piano scale tempo melody chord library book shelf reading letter').split(' ');
+
+/** Seeded notes of generated sentences over a small vocabulary, so that many chunks match any query of its words. */
+async function makeVault(dir: string): Promise<void> {
+  const rand = seededRandom(5);
+  const pick = () => WORDS[Math.floor(rand() * WORDS.length)]!;
+  const sentence = () => {
+    const words = Array.from({ length: 6 + Math.floor(rand() * 8) }, pick);
+    return `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
+  };
+  await mkdir(path.join(dir, 'notes'), { recursive: true });
+  for (let n = 0; n < 24; n++) {
+    const sections = Array.from({ length: 3 }, (_, s) => `## Part ${s + 1}\n\n${Array.from({ length: 3 + Math.floor(rand() * 4) }, sentence).join(' ')}\n`);
+    await writeFile(path.join(dir, 'notes', `Note ${n}.md`), `# Note ${n}\n\n${sections.join('\n')}`);
+  }
+}
+
+function configFor(vault: string, dataDir: string, overrides: (c: CairnConfig) => void = () => {}): CairnConfig {
+  const config = defaultConfig();
+  config.vault.path = vault;
+  config.index.data_dir = dataDir;
+  config.search.max_chunks_per_note = 3;
+  overrides(config);
+  return config;
+}
+
+function hit(id: string, score: number): FusedHit {
+  return { id, note: id.split('#')[0]!, score, explain: { ...emptyExplanation(), rrf: score } };
+}
+
+function summary(id: string, text: string): ChunkSummary {
+  return { chunkId: id, path: `${id.split('#')[0]}.md`, title: id.split('#')[0]!, headerPath: [], anchor: '', startLine: 1, endLine: text.split('\n').length, text };
+}
+
+describe('hybrid search ranks its best chunks again by their best sentence', { timeout: 120_000 }, () => {
+  let root: string;
+  let vaultDir: string;
+  let vault: CairnVault;
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-rerank-'));
+    vaultDir = path.join(root, 'vault');
+    await makeVault(vaultDir);
+    vault = await CairnVault.open(configFor(vaultDir, path.join(root, 'data')));
+    await vault.index();
+  });
+  after(async () => {
+    await vault.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('a chunk whose one sentence answers rises above chunks that only share words; the order is RRF of both stages', async () => {
+    const texts: Record<string, string> = {
+      'b1#0': 'Tomato seedlings are sold at the market on Saturdays. The balcony railing was painted green. The water bill came on Monday.',
+      'b2#0': 'The balcony faces the street. Our seedlings list is in the shed. Morning trains are often late.',
+      'b3#0': 'Water the lawn in summer. The tomato soup recipe needs salt. Seedlings of basil smell nice.',
+      'a#0': [
+        'The train from the coast leaves at dawn and reaches the valley by noon.',
+        'Practice scales slowly with a metronome before playing the piece at full tempo.',
+        'Bake the bread at a high temperature for forty minutes.',
+        'The tomato seedlings on the balcony need water every morning before the sun gets hot.',
+        'The library opens late on Thursdays.',
+      ].join(' '),
+    };
+    const hits = ['b1#0', 'b2#0', 'b3#0', 'a#0'].map((id, i) => hit(id, 1 / (i + 1)));
+    const rrfK = 2;
+    const ranked = await rerankBySentences({
+      query: 'how often do the tomato seedlings on the balcony need water',
+      hits,
+      depth: 4,
+      rrfK,
+      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      embed: (t, as) => vault.embed(t, as),
+    });
+    const sentence = new Map(ranked.map((h) => [h.id, h.explain.sentence]));
+    assert.equal(sentence.get('a#0')?.rank, 1, 'the answering sentence ranks first');
+    assert.equal(sentence.get('a#0')?.line, 1);
+    assert.deepEqual([...sentence.values()].map((s) => s!.rank).sort(), [1, 2, 3, 4]);
+    const firstRank = new Map(hits.map((h, i) => [h.id, i + 1]));
+    const fused = (id: string) => 1 / (rrfK + firstRank.get(id)!) + 1 / (rrfK + sentence.get(id)!.rank);
+    const expected = [...firstRank.keys()].sort((x, y) => fused(y) - fused(x) || firstRank.get(x)! - firstRank.get(y)!);
+    assert.deepEqual(ranked.map((h) => h.id), expected);
+    assert.ok(ranked.findIndex((h) => h.id === 'a#0') < 3, `a#0 stays last: ${ranked.map((h) => h.id)}`);
+    assert.ok(ranked.findIndex((h) => h.id === 'b3#0') > ranked.findIndex((h) => h.id === 'a#0'));
+    for (const h of ranked) assert.equal(h.score, fused(h.id));
+  });
+
+  it('a chunk with nothing to quote keeps its first-stage place; chunks below the depth keep their order and scores fall', async () => {
+    const texts: Record<string, string> = {
+      'code#0': '```sh\ngarden-tool --water tomato\n```',
+      'x#0': 'The tomato plants need water in the garden every morning.',
+      'y#0': 'Water the tomato plants when the soil is dry.',
+    };
+    const hits = ['code#0', 'x#0', 'y#0', 'z#0', 'w#0'].map((id, i) => hit(id, 1 / (i + 1)));
+    const ranked = await rerankBySentences({
+      query: 'water the tomato plants',
+      hits,
+      depth: 3,
+      rrfK: 2,
+      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      embed: (t, as) => vault.embed(t, as),
+    });
+    assert.equal(ranked[0]!.id, 'code#0');
+    assert.equal(ranked[0]!.explain.sentence, null);
+    assert.deepEqual(ranked.slice(3).map((h) => h.id), ['z#0', 'w#0']);
+    for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i]!.score <= ranked[i - 1]!.score, `score rises at ${i}`);
+  });
+
+  it('in the vault: only the re-ranked head changes order, pages fit together, and each head result shows its sentence evidence', async () => {
+    const search = (query: string, extra: { k: number; offset?: number; mode?: 'hybrid' | 'keyword' }) => vault.search({ query, ...extra });
+    const plain = await CairnVault.open(configFor(vaultDir, path.join(root, 'data'), (c) => (c.search.rerank_depth = 0)));
+    let reordered = 0;
+    try {
+      for (const query of ['tomato seedlings need water', 'bread dough in the oven', 'which train reaches the valley lake']) {
+        const reranked = (await search(query, { k: 60 })).results;
+        const first = (await plain.search({ query, k: 60 })).results;
+        assert.ok(first.length > 35, `${query}: ${first.length} results`);
+        const depth = defaultConfig().search.rerank_depth;
+        const ids = (rs: SearchResult[]) => rs.map((r) => r.chunkId);
+        assert.deepEqual(ids(reranked.slice(0, depth)).sort(), ids(first.slice(0, depth)).sort(), 'the head holds the same chunks');
+        assert.deepEqual(ids(reranked.slice(depth)), ids(first.slice(depth)), 'the tail keeps its order');
+        if (ids(reranked.slice(0, depth)).join() !== ids(first.slice(0, depth)).join()) reordered++;
+        assert.ok(reranked.slice(0, depth).every((r) => r.explain.sentence !== null && r.explain.sentence.rank <= depth));
+        assert.ok(first.every((r) => r.explain.sentence === null));
+        assert.ok(reranked.slice(depth).every((r) => r.explain.sentence === null));
+        for (let i = 1; i < reranked.length; i++) assert.ok(reranked[i]!.score <= reranked[i - 1]!.score, `${query}: score rises at ${i}`);
+        const pages: SearchResult[] = [];
+        for (let offset = 0; offset < 56; offset += 7) pages.push(...(await search(query, { k: 7, offset })).results);
+        assert.deepEqual(ids(pages), ids(reranked.slice(0, 56)), 'pages put together are the long list');
+        const keyword = (await search(query, { k: 10, mode: 'keyword' })).results;
+        assert.ok(keyword.every((r) => r.explain.sentence === null), 'keyword mode is one ranker, not re-ranked');
+      }
+      assert.ok(reordered > 0, 'the second stage changed no order');
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('the cache of recently embedded texts', () => {
+  const vectorOf = (text: string) => Float32Array.of(text.length, text.charCodeAt(0));
+
+  it('embeds each missing text once per call, returns cached vectors as they were, and drops the least recently used', async () => {
+    const calls: string[][] = [];
+    const embed = async (missing: string[]) => {
+      calls.push(missing);
+      return missing.map(vectorOf);
+    };
+    // Room for three vectors of two dimensions.
+    const cache = new TextVectorCache(2, 3 * 2 * 4);
+    const first = await cache.embed(['a', 'bb', 'a'], embed);
+    assert.deepEqual(calls, [['a', 'bb']]);
+    assert.deepEqual(first.map((v) => [...v]), [[1, 97], [2, 98], [1, 97]]);
+    const again = await cache.embed(['bb', 'ccc'], embed);
+    assert.equal(again[0], first[1], 'the cached vector itself');
+    assert.deepEqual(calls.at(-1), ['ccc']);
+    await cache.embed(['dddd'], embed); // evicts 'a', the least recently used
+    assert.equal(cache.size, 3);
+    await cache.embed(['bb', 'a'], embed);
+    assert.deepEqual(calls.at(-1), ['a']);
+  });
+
+  it('a text evicted by another call while one waits still gets its vector', async () => {
+    const cache = new TextVectorCache(2, 2 * 2 * 4);
+    await cache.embed(['a'], async (m) => m.map(vectorOf));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const waiting = cache.embed(['a', 'slow'], async (m) => {
+      await gate;
+      return m.map(vectorOf);
+    });
+    await cache.embed(['x', 'y', 'z'], async (m) => m.map(vectorOf));
+    release();
+    const [a, slow] = await waiting;
+    assert.deepEqual([...a!], [1, 97]);
+    assert.deepEqual([...slow!], [4, 115]);
+  });
+});
