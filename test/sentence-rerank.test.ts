@@ -120,6 +120,26 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i]!.score <= ranked[i - 1]!.score, `score rises at ${i}`);
   });
 
+  it('an exact title match stays first whatever its sentences say', async () => {
+    const texts: Record<string, string> = {
+      'title#0': 'See the list below.',
+      'x#0': 'Water the tomato plants every morning in summer.',
+      'y#0': 'The tomato plants need water when the soil is dry.',
+    };
+    const hits = ['title#0', 'x#0', 'y#0'].map((id, i) => hit(id, 1 / (i + 1)));
+    hits[0]!.explain.exactTitle = true;
+    const ranked = await rerankBySentences({
+      query: 'water the tomato plants',
+      hits,
+      depth: 3,
+      rrfK: 2,
+      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      embed: (t, as) => vault.embed(t, as),
+    });
+    assert.equal(ranked[0]!.id, 'title#0');
+    assert.equal(ranked[0]!.explain.sentence?.rank, 3, 'its own sentence ranks last');
+  });
+
   it('in the vault: only the re-ranked head changes order, pages fit together, and each head result shows its sentence evidence', async () => {
     const search = (query: string, extra: { k: number; offset?: number; mode?: 'hybrid' | 'keyword' }) => vault.search({ query, ...extra });
     const plain = await CairnVault.open(configFor(vaultDir, path.join(root, 'data'), (c) => (c.search.rerank_depth = 0)));
