@@ -161,6 +161,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
         const pages: SearchResult[] = [];
         for (let offset = 0; offset < 56; offset += 7) pages.push(...(await search(query, { k: 7, offset })).results);
         assert.deepEqual(ids(pages), ids(reranked.slice(0, 56)), 'pages put together are the long list');
+        assert.deepEqual(pages.map((r) => r.score), reranked.slice(0, 56).map((r) => r.score), 'with the same scores');
         const keyword = (await search(query, { k: 10, mode: 'keyword' })).results;
         assert.ok(keyword.every((r) => r.explain.sentence === null), 'keyword mode is one ranker, not re-ranked');
       }

@@ -89,8 +89,9 @@ export class QueryOrchestrator {
     });
     // The chunks are taken from the store now, in the ranking's turn: the rerank waits for texts and vectors.
     const refs = new Map(ranked.slice(0, Math.max(offset + k, policy.rerankDepth)).map((hit) => [hit.id, store.chunk(hit.id)!]));
-    // A page past the re-ranked chunks is the same whether they are re-ranked or not.
-    const rerank = mode === 'hybrid' && meaningful && offset < policy.rerankDepth;
+    // Every page of a hybrid search goes through it, so pages fit together and scores keep one scale (a later page's
+    // sentences were embedded for the first: the cache has them).
+    const rerank = mode === 'hybrid' && meaningful && policy.rerankDepth > 0;
     const final = rerank
       ? await rerankBySentences({
           query,
