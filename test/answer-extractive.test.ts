@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { answerUnits, lineAt } from '../core/search/answerUnits.js';
+import { answerUnits, lineAt, openFencesOf } from '../core/search/answerUnits.js';
 import { answerQuestion, NOT_ANSWERED, type Answer, type AnswerVault } from '../core/answer/index.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
@@ -106,6 +106,20 @@ describe('answer units', () => {
     );
     for (const unit of units) assert.equal(text.slice(unit.start, unit.end), unit.raw);
     assert.equal(lineAt(text, units[0].start, 10), 15);
+  });
+
+  it('a passage that begins inside a fenced block skips it to its closing fence; the fence open at each piece follows the pieces before', () => {
+    const pieces = [
+      { text: '## Options\n\nThe flags:\n\n~~~\n  --a  first flag', startLine: 10 },
+      { text: '  --b  second flag\n  --c  third flag', startLine: 16 },
+      { text: '  --d  fourth flag\n~~~\n\nEvery flag is optional.', startLine: 19 },
+      { text: 'A closing word.', startLine: 24 },
+    ];
+    assert.deepEqual(openFencesOf(pieces), [undefined, '~~~', '~~~', undefined]);
+    assert.deepEqual(openFencesOf(pieces.slice(1), '~~~'), ['~~~', '~~~', undefined]);
+    assert.deepEqual(answerUnits(pieces[2]!.text, false, '~~~').map((u) => u.plain), ['Every flag is optional.']);
+    // Without it, the piece's code line reads as prose.
+    assert.ok(answerUnits(pieces[2]!.text).some((u) => u.plain.includes('--d fourth flag')));
   });
 
   it('skip every line of an indented code block, across blank lines, and quote the paragraph after it', () => {

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { answerQuestion } from '../core/answer/index.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 import type { ChunkSummary, SearchResult } from '../core/contract/search.js';
@@ -83,7 +84,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       hits,
       depth: 4,
       rrfK,
-      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
       embed: (t, as) => vault.embed(t, as),
     });
     const sentence = new Map(ranked.map((h) => [h.id, h.explain.sentence]));
@@ -111,7 +112,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       hits,
       depth: 3,
       rrfK: 2,
-      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
       embed: (t, as) => vault.embed(t, as),
     });
     assert.equal(ranked[0]!.id, 'code#0');
@@ -133,7 +134,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       hits,
       depth: 3,
       rrfK: 2,
-      summaries: async (head) => head.map((h) => summary(h.id, texts[h.id]!)),
+      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
       embed: (t, as) => vault.embed(t, as),
     });
     assert.equal(ranked[0]!.id, 'title#0');
@@ -169,6 +170,42 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('a code block the chunker cut into pieces is code in every piece', { timeout: 120_000 }, () => {
+  let root: string;
+  let vault: CairnVault;
+  let vaultDir: string;
+  const FLAGS = Array.from({ length: 40 }, (_, i) => `  --flag${i}    water the tomato seedlings on the balcony every morning`);
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-rerank-code-'));
+    vaultDir = path.join(root, 'vault');
+    await mkdir(vaultDir, { recursive: true });
+    await writeFile(path.join(vaultDir, 'Tool.md'), `# Tool\n\n## Options\n\nThe tool takes these flags.\n\n\`\`\`\n${FLAGS.join('\n')}\n\`\`\`\n\nSeedlings on the balcony need water every morning.\n`);
+    await writeFile(path.join(vaultDir, 'Garden.md'), '# Garden\n\nThe tomato seedlings get water in the morning, before the sun is high.\n');
+    vault = await CairnVault.open(configFor(vaultDir, path.join(root, 'data'), (c) => {
+      c.chunking.max_chunk_chars = 400;
+      c.chunking.min_chunk_chars = 50;
+    }));
+    await vault.index();
+  });
+  after(async () => {
+    await vault.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('no sentence of a piece that begins inside the block is judged or quoted', async () => {
+    const codeLines = { first: 7, last: 8 + FLAGS.length }; // the fences and the flags between them
+    const { results } = await vault.search({ query: 'water the tomato seedlings on the balcony', k: 20 });
+    const pieces = results.filter((r) => r.path === 'Tool.md');
+    assert.ok(pieces.length >= 2, `the block was cut into pieces: ${pieces.length} found`);
+    for (const result of results) {
+      const line = result.explain.sentence?.line;
+      assert.ok(line === undefined || line < codeLines.first || line > codeLines.last, `${result.path}:${result.startLine} judged by code line ${line}`);
+    }
+    const answer = await answerQuestion(vault, 'How often do the tomato seedlings on the balcony need water?');
+    for (const citation of answer.citations) for (const quote of citation.quotes ?? []) assert.ok(!quote.text.includes('--flag'), `code quoted: ${quote.text}`);
   });
 });
 

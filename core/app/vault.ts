@@ -16,7 +16,7 @@ import { faissStatus, type VectorIndexOptions } from '../indices/vector/vectorIn
 import { dataFolderProblem, defaultDataRoot, vaultDataDir } from '../config/dataFolder.js';
 import type { AdaptProgress, IndexListener, IndexSummary, VaultStatus } from '../contract/status.js';
 import { IndexState } from '../indexing/indexState.js';
-import type { NoteRecord } from '../indexing/noteStore.js';
+import { sectionPieces, type NoteRecord } from '../indexing/noteStore.js';
 import type { ChunkTexts } from '../indexing/textStore.js';
 import { shownText } from '../chunking/shownText.js';
 import { readManifest, SCHEMA_VERSION, SHIPPED_TABLE, type IndexIdentity, type Manifest } from '../indexing/manifest.js';
@@ -280,8 +280,7 @@ export class CairnVault {
     const { store } = this.state;
     const ref = store.chunk(chunkId);
     if (!ref) return undefined;
-    const section = chunkId.slice(0, chunkId.lastIndexOf('@')).replace(/_sub_\d+$/, '');
-    const sameSection = ref.chunk.sub === null ? [ref.chunk] : ref.note.chunks.filter((c) => c.sub !== null && c.id.slice(0, c.id.lastIndexOf('@')).replace(/_sub_\d+$/, '') === section);
+    const sameSection = sectionPieces(ref.note, ref.chunk);
     const texts = await store.texts(sameSection);
     return sameSection.map((chunk, i) => chunkSummary({ note: ref.note, chunk }, shownText(texts[i])));
   }

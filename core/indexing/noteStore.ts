@@ -287,6 +287,18 @@ export function isShown(chunk: Pick<StoredChunk, 'blank'>): boolean {
   return chunk.blank !== true;
 }
 
+/** The pieces of the section a chunk is in, in order: itself alone unless the chunker force-split the section. */
+export function sectionPieces(note: Pick<NoteRecord, 'chunks'>, chunk: StoredChunk): StoredChunk[] {
+  if (chunk.sub === null) return [chunk];
+  const section = sectionKey(chunk.id);
+  return note.chunks.filter((c) => c.sub !== null && sectionKey(c.id) === section);
+}
+
+/** `docId#<ordinal>` of a chunk id `docId#<ordinal>[_sub_<n>]@<hash>`. */
+function sectionKey(id: string): string {
+  return id.slice(0, id.lastIndexOf('@')).replace(/_sub_\d+$/, '');
+}
+
 /** The links of all chunks of a note. */
 export function noteLinks(record: { chunks: ReadonlyArray<Pick<StoredChunk, 'links'>> }): NoteLink[] {
   return record.chunks.flatMap((c) => c.links);

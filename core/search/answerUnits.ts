@@ -60,12 +60,16 @@ const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 /** An inline code span (CommonMark: a run of backticks closed by a run of the same length). */
 const CODE_SPAN = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g;
 
-/** `atNoteStart`: the passage begins at the note's first line, where front matter may stand. */
-export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
+/**
+ * `atNoteStart`: the passage begins at the note's first line, where front matter may stand. `openFence`: the passage
+ * begins inside a fenced code block opened with this marker (a later piece of a force-split section: see
+ * `openFencesOf`).
+ */
+export function answerUnits(text: string, atNoteStart = false, openFence?: string): AnswerUnit[] {
   const lines = splitLines(text);
   const units: AnswerUnit[] = [];
   let block: Block | undefined;
-  let fence: string | undefined;
+  let fence = openFence;
   let inMath = false;
   let inComment = false;
   let shortcode: string | undefined;
@@ -90,7 +94,7 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
     const line = lines[i];
     const body = line.body;
     if (fence !== undefined) {
-      if (body.trimStart().startsWith(fence) && body.trim().replace(/[`~]/g, '') === '') fence = undefined;
+      if (closesFence(body, fence)) fence = undefined;
       continue;
     }
     if (inMath) {
@@ -200,6 +204,29 @@ export function answerUnits(text: string, atNoteStart = false): AnswerUnit[] {
   }
   flush();
   return units;
+}
+
+function closesFence(line: string, fence: string): boolean {
+  return line.trimStart().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '';
+}
+
+/**
+ * For consecutive pieces of one section (each an exact slice of the note, in order): the code fence open where each
+ * begins. The chunker splits a code block too long for one chunk at its lines, so a later piece can begin inside
+ * one, where its lines would otherwise read as prose. `first`: the fence open where the first piece begins.
+ */
+export function openFencesOf(pieces: ReadonlyArray<{ text: string; startLine: number }>, first?: string): Array<string | undefined> {
+  const open = [first];
+  for (let j = 1; j < pieces.length; j++) {
+    let fence = open[j - 1];
+    for (const { body } of splitLines(pieces[j - 1]!.text).slice(0, pieces[j]!.startLine - pieces[j - 1]!.startLine)) {
+      if (fence !== undefined) {
+        if (closesFence(body, fence)) fence = undefined;
+      } else fence = FENCE_OPEN.exec(body)?.[1];
+    }
+    open.push(fence);
+  }
+  return open;
 }
 
 /** A table cell bar: an unescaped "|" outside code spans and wikilinks ("[[Note|alias]]"). */

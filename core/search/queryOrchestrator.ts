@@ -6,7 +6,8 @@ import type { Embedder, TextRole } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
 import type { IndexState } from '../indexing/indexState.js';
 import { shownText } from '../chunking/shownText.js';
-import { isShown, noteTime, type ChunkRef, type StoredChunk } from '../indexing/noteStore.js';
+import { isShown, noteTime, sectionPieces, type ChunkRef, type StoredChunk } from '../indexing/noteStore.js';
+import { openFencesOf } from './answerUnits.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { candidateDepth } from './ranking/depths.js';
 import { emptyExplanation } from './ranking/fusion.js';
@@ -98,11 +99,7 @@ export class QueryOrchestrator {
           hits: ranked,
           depth: policy.rerankDepth,
           rrfK: policy.rrfK,
-          summaries: async (hits) => {
-            const chunks = hits.map((hit) => refs.get(hit.id)!);
-            const texts = await store.texts(chunks.map((ref) => ref.chunk));
-            return chunks.map((ref, i) => chunkSummary(ref, shownText(texts[i])));
-          },
+          summaries: (hits) => this.summariesWithFences(hits.map((hit) => refs.get(hit.id)!)),
           embed: this.embedTexts,
         })
       : ranked;
@@ -110,6 +107,23 @@ export class QueryOrchestrator {
     const page = final.slice(offset, offset + k).map((hit) => ({ ref: refs.get(hit.id)!, score: hit.score, explain: hit.explain }));
     const results = await this.resultsOf(page, terms, about.highlightTerms, request.neighbours);
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
+  }
+
+  /**
+   * Chunks as results show them, each with the code fence open where it begins: for a later piece of a force-split
+   * section, read from the pieces before it (the chunker cuts a long code block at its lines).
+   */
+  private async summariesWithFences(refs: readonly ChunkRef[]): Promise<Array<{ chunk: ChunkSummary; openFence?: string }>> {
+    const before = refs.map(({ note, chunk }) => sectionPieces(note, chunk).filter((piece) => piece.sub! < chunk.sub!));
+    const wanted = [...refs.map((ref) => ref.chunk), ...before.flat()];
+    const texts = await this.state.store.texts(wanted);
+    const shown = new Map(wanted.map((chunk, i) => [chunk, shownText(texts[i]!)]));
+    return refs.map((ref, i) => {
+      const chunk = chunkSummary(ref, shown.get(ref.chunk)!);
+      if (!before[i]!.length) return { chunk };
+      const pieces = [...before[i]!, ref.chunk].map((piece) => ({ text: shown.get(piece)!, startLine: piece.startLine }));
+      return { chunk, openFence: openFencesOf(pieces).at(-1) };
+    });
   }
 
   /**

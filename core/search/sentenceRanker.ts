@@ -13,7 +13,7 @@
  * Semantic and lexical agreement weigh the same: each misses what the other finds.
  */
 import type { ChunkSummary } from '../contract/search.js';
-import { answerUnits, lineAt, type AnswerUnit } from './answerUnits.js';
+import { answerUnits, lineAt, openFencesOf, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
 import type { AnswerSource } from '../contract/answer.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
@@ -50,11 +50,16 @@ const ECHO_FACTOR = 0.5;
 /** Unit vectors of texts, embedded as queries (default) or as passages (the vault's `embed`). */
 type Embed = (texts: readonly string[], as?: TextRole) => Promise<Float32Array[]>;
 
-export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[]): Promise<ScoredUnit[]> {
+/**
+ * `openAtStart`: the code fence open where a source's first piece begins, when it is itself a later piece of a
+ * force-split section (see `openFencesOf`); a whole section begins at its heading, outside code.
+ */
+export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[], openAtStart?: (source: AnswerSource) => string | undefined): Promise<ScoredUnit[]> {
   const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'>> = [];
   for (const source of sources) {
+    const fences = openFencesOf(source.pieces, openAtStart?.(source));
     source.pieces.forEach((piece, pieceIndex) => {
-      for (const unit of answerUnits(piece.text, piece.startLine === 1)) {
+      for (const unit of answerUnits(piece.text, piece.startLine === 1, fences[pieceIndex])) {
         found.push({
           source,
           pieceIndex,

@@ -27,8 +27,11 @@ export interface RerankInput {
   depth: number;
   /** The ranking's RRF constant. */
   rrfK: number;
-  /** The chunks of the first `depth` hits as results show them (their texts included), in the same order. */
-  summaries(hits: readonly FusedHit[]): Promise<ChunkSummary[]>;
+  /**
+   * The chunks of the first `depth` hits as results show them (their texts included), in the same order, each with
+   * the code fence open where it begins (a later piece of a force-split section can begin inside a code block).
+   */
+  summaries(hits: readonly FusedHit[]): Promise<Array<{ chunk: ChunkSummary; openFence?: string }>>;
   embed(texts: readonly string[], as?: TextRole): Promise<Float32Array[]>;
 }
 
@@ -37,9 +40,10 @@ export async function rerankBySentences({ query, hits, depth, rrfK, summaries, e
   const head = hits.slice(0, depth);
   if (head.length < 2) return hits;
   const chunks = await summaries(head);
-  const sources: AnswerSource[] = chunks.map((chunk, i) => ({ ...chunk, rank: i + 1, score: head[i]!.score, pieces: [chunk] }));
+  const sources: AnswerSource[] = chunks.map(({ chunk }, i) => ({ ...chunk, rank: i + 1, score: head[i]!.score, pieces: [chunk] }));
+  const openFence = new Map(sources.map((source, i) => [source, chunks[i]!.openFence]));
   const best = new Map<AnswerSource, { score: number; line: number }>();
-  for (const unit of await scoreUnits(embed, query, sources)) {
+  for (const unit of await scoreUnits(embed, query, sources, (source) => openFence.get(source))) {
     const seen = best.get(unit.source);
     if (!seen || unit.score > seen.score) best.set(unit.source, { score: unit.score, line: unit.startLine });
   }
