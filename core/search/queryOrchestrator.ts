@@ -114,7 +114,7 @@ export class QueryOrchestrator {
    * section, read from the pieces before it (the chunker cuts a long code block at its lines).
    */
   private async summariesWithFences(refs: readonly ChunkRef[]): Promise<Array<{ chunk: ChunkSummary; openFence?: string }>> {
-    const before = refs.map(({ note, chunk }) => sectionPieces(note, chunk).filter((piece) => piece.sub! < chunk.sub!));
+    const before = refs.map(({ note, chunk }) => (chunk.sub ? sectionPieces(note, chunk).filter((piece) => piece.sub! < chunk.sub!) : []));
     const wanted = [...refs.map((ref) => ref.chunk), ...before.flat()];
     const texts = await this.state.store.texts(wanted);
     const shown = new Map(wanted.map((chunk, i) => [chunk, shownText(texts[i]!)]));
