@@ -122,6 +122,13 @@ describe('answer units', () => {
     assert.ok(answerUnits(pieces[2]!.text).some((u) => u.plain.includes('--d fourth flag')));
   });
 
+  it('a continuation of a question left out is left out too, and one that turns a sentence into a question takes it along', () => {
+    // Each of these once left an undefined unit behind (the join of two segments was taken to be a statement).
+    const units = answerUnits('The sky is blue. Is it? maybe not? The grass is green. It grows. or does it?');
+    assert.ok(units.every((u) => u !== undefined));
+    assert.deepEqual(units.map((u) => u.plain), ['The sky is blue.', 'The grass is green.']);
+  });
+
   it('skip every line of an indented code block, across blank lines, and quote the paragraph after it', () => {
     // As the Obsidian Tasks docs write examples: a fenced block indented four spaces is an indented code block.
     const text = 'Sort by due date:\n\n    ```tasks\n    not done\n    # a comment line\n\n    sort by due\n    ```\n\nThe oldest comes first.';

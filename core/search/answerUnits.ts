@@ -273,14 +273,28 @@ function blockUnits(text: string, lines: Line[], block: Block, itemKind: UnitKin
     return unit ? [unit] : [];
   }
   const units: AnswerUnit[] = [];
+  // Whether the segment before was left out (a question, no words): a continuation of it is left out too.
+  let leftOut = false;
   for (const { index, segment } of sentenceSegmenter.segment(masked)) {
     const unit = makeUnit(text, from + index, from + index + segment.length, 'sentence');
-    if (!unit) continue;
-    const previous = units.at(-1);
+    if (!unit) {
+      leftOut = true;
+      continue;
+    }
     // A "sentence" of a word or two is a split after an abbreviation or a stray fragment, and one that starts in
     // lower case continues the one before (ICU ends a sentence at a quoted question: `ask "why?" or "how?"`).
-    if (previous && (unit.plain.length < 12 || /^[\p{Ll}]/u.test(unit.plain))) units[units.length - 1] = makeUnit(text, previous.start, unit.end, 'sentence')!;
-    else units.push(unit);
+    const continues = unit.plain.length < 12 || /^[\p{Ll}]/u.test(unit.plain);
+    if (continues && leftOut) continue;
+    leftOut = false;
+    const previous = units.at(-1);
+    if (!previous || !continues) {
+      units.push(unit);
+      continue;
+    }
+    // Joined, the two can read as a question ("It works. or does it?"): then neither is a statement.
+    const joined = makeUnit(text, previous.start, unit.end, 'sentence');
+    if (joined) units[units.length - 1] = joined;
+    else units.pop();
   }
   return units;
 }
