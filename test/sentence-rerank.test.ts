@@ -173,6 +173,33 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
   });
 });
 
+describe('searches and updates interleaved', { timeout: 120_000 }, () => {
+  // The texts a search shows are looked up in the ranking's turn, so an update applied while the sentence stage waits
+  // for vectors cannot take them away; this interleaving does not force that window, it checks every search answers.
+  it('every search answers while the notes it finds are rewritten and re-indexed', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'cairn-rerank-race-'));
+    const vaultDir = path.join(root, 'vault');
+    await makeVault(vaultDir);
+    const vault = await CairnVault.open(configFor(vaultDir, path.join(root, 'data')));
+    try {
+      await vault.index();
+      const rand = seededRandom(9);
+      for (let round = 0; round < 30; round++) {
+        // Rewrite a note the query finds, so its chunks are replaced, while the search is under way.
+        const note = path.join(vaultDir, 'notes', `Note ${Math.floor(rand() * 24)}.md`);
+        await writeFile(note, `# Rewritten ${round}\n\nTomato seedlings need water on the balcony, round ${round}, ${WORDS[round % WORDS.length]}.\n`);
+        const searching = vault.search({ query: `tomato seedlings water balcony ${WORDS[round % WORDS.length]}`, k: 10, neighbours: true });
+        const updating = vault.update([path.relative(vaultDir, note)]);
+        const [{ results }] = await Promise.all([searching, updating]);
+        assert.ok(results.length > 0);
+      }
+    } finally {
+      await vault.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a code block the chunker cut into pieces is code in every piece', { timeout: 120_000 }, () => {
   let root: string;
   let vault: CairnVault;

@@ -58,8 +58,10 @@ export class QueryOrchestrator {
     if (!query) {
       // Filters alone ("tag:idea") list what they admit, newest first.
       const kept = hasFilters(filters) ? this.browse(filters) : [];
-      const results = await this.resultsOf(
-        kept.slice(offset, offset + k).map((ref, i) => ({ ref, score: 1 / (offset + i + 1), explain: UNRANKED })),
+      const listed = kept.slice(offset, offset + k);
+      const results = this.resultsOf(
+        listed.map((ref, i) => ({ ref, score: 1 / (offset + i + 1), explain: UNRANKED })),
+        await this.shownTexts(listed, request.neighbours),
         null,
         about.highlightTerms,
         request.neighbours,
@@ -88,45 +90,46 @@ export class QueryOrchestrator {
       neighboursOf: (note) => graph.neighbours(note),
       now: Date.now(),
     });
-    // The chunks are taken from the store now, in the ranking's turn: the rerank waits for texts and vectors.
-    const refs = new Map(ranked.slice(0, Math.max(offset + k, policy.rerankDepth)).map((hit) => [hit.id, store.chunk(hit.id)!]));
-    // Every page of a hybrid search goes through it, so pages fit together and scores keep one scale (a later page's
-    // sentences were embedded for the first: the cache has them).
+    // Every page of a hybrid search goes through the sentence stage, so pages fit together and scores keep one scale
+    // (a later page's sentences were embedded for the first: the cache has them).
     const rerank = mode === 'hybrid' && meaningful && policy.rerankDepth > 0;
+    // The chunks the page can hold, and their texts, are taken from the store in the ranking's turn too: an update
+    // applied while the stage waits for vectors must not remove what this ranking found.
+    const refs = new Map(ranked.slice(0, rerank ? Math.max(offset + k, policy.rerankDepth) : offset + k).map((hit) => [hit.id, store.chunk(hit.id)!]));
+    const texts = this.shownTexts([...refs.values()], request.neighbours, rerank);
     const final = rerank
       ? await rerankBySentences({
           query,
           hits: ranked,
           depth: policy.rerankDepth,
           rrfK: policy.rrfK,
-          summaries: (hits) => this.summariesWithFences(hits.map((hit) => refs.get(hit.id)!)),
+          summaries: async (hits) => withFences(hits.map((hit) => refs.get(hit.id)!), await texts),
           embed: this.embedTexts,
         })
       : ranked;
     const terms = questionTerms(query);
     const page = final.slice(offset, offset + k).map((hit) => ({ ref: refs.get(hit.id)!, score: hit.score, explain: hit.explain }));
-    const results = await this.resultsOf(page, terms, about.highlightTerms, request.neighbours);
+    const results = this.resultsOf(page, await texts, terms, about.highlightTerms, request.neighbours);
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }
 
   /**
-   * Chunks as results show them, each with the code fence open where it begins: for a later piece of a force-split
-   * section, read from the pieces before it (the chunker cuts a long code block at its lines).
+   * The shown texts of these chunks, looked up now (see `NoteStore.texts`): with their neighbours' when asked, and
+   * with the earlier pieces of a force-split section's later piece when `pieces` (`withFences` needs them).
    */
-  private async summariesWithFences(refs: readonly ChunkRef[]): Promise<Array<{ chunk: ChunkSummary; openFence?: string }>> {
-    const before = refs.map(({ note, chunk }) => (chunk.sub ? sectionPieces(note, chunk).filter((piece) => piece.sub! < chunk.sub!) : []));
-    const wanted = [...refs.map((ref) => ref.chunk), ...before.flat()];
-    const texts = await this.state.store.texts(wanted);
-    const shown = new Map(wanted.map((chunk, i) => [chunk, shownText(texts[i]!)]));
-    return refs.map((ref, i) => {
-      const chunk = chunkSummary(ref, shown.get(ref.chunk)!);
-      if (!before[i]!.length) return { chunk };
-      const pieces = [...before[i]!, ref.chunk].map((piece) => ({ text: shown.get(piece)!, startLine: piece.startLine }));
-      return { chunk, openFence: openFencesOf(pieces).at(-1) };
-    });
+  private shownTexts(refs: readonly ChunkRef[], neighbours: boolean | undefined, pieces = false): Promise<Map<StoredChunk, string>> {
+    const wanted = new Set<StoredChunk>();
+    for (const { note, chunk } of refs) {
+      wanted.add(chunk);
+      if (neighbours) for (const near of [note.chunks[chunk.index - 1], note.chunks[chunk.index + 1]]) if (near) wanted.add(near);
+      if (pieces && chunk.sub) for (const piece of sectionPieces(note, chunk)) if (piece.sub! < chunk.sub) wanted.add(piece);
+    }
+    const chunks = [...wanted];
+    return this.state.store.texts(chunks).then((texts) => new Map(chunks.map((chunk, i) => [chunk, shownText(texts[i]!)])));
   }
 
   /**
+   * The notes the filters admit, newest first  /**
    * The notes the filters admit, newest first (a journal page by its day, any other note by its mtime), each by its
    * first admitted chunk with text to show (else its first admitted chunk).
    */
@@ -162,21 +165,18 @@ export class QueryOrchestrator {
   }
 
   /**
-   * The page's results, their texts (and their neighbours', when asked) read from the index in one go: only the
-   * page's, never the ranked candidates'. `terms`: the query's words, to cite the part of a merged chunk they are in;
-   * null when filters alone listed it. `highlight`: the words a snippet marks.
+   * The page's results, from texts read in one go (`shownTexts`: the page's and its neighbours', never all the
+   * ranked candidates'). `terms`: the query's words, to cite the part of a merged chunk they are in; null when filters
+   * alone listed it. `highlight`: the words a snippet marks.
    */
-  private async resultsOf(
+  private resultsOf(
     hits: ReadonlyArray<{ ref: ChunkRef; score: number; explain: Explanation }>,
+    shown: ReadonlyMap<StoredChunk, string>,
     terms: readonly string[] | null,
     highlight: readonly string[],
     neighbours: boolean | undefined,
-  ): Promise<SearchResult[]> {
-    const around = hits.map(({ ref }) => (neighbours ? { before: ref.note.chunks[ref.chunk.index - 1], after: ref.note.chunks[ref.chunk.index + 1] } : {}));
-    const wanted = [...hits.map(({ ref }) => ref.chunk), ...around.flatMap(({ before, after }) => [before, after].filter((c): c is StoredChunk => c !== undefined))];
-    const texts = await this.state.store.texts(wanted);
-    const shown = new Map(wanted.map((chunk, i) => [chunk, shownText(texts[i])]));
-    return hits.map(({ ref, score, explain }, i) => {
+  ): SearchResult[] {
+    return hits.map(({ ref, score, explain }) => {
       const summary = chunkSummary(ref, shown.get(ref.chunk)!);
       const result: SearchResult = {
         ...(terms ? citeQueriedPart(summary, terms) : citeOpeningPart(summary)),
@@ -187,7 +187,8 @@ export class QueryOrchestrator {
         explain,
       };
       if (neighbours) {
-        const { before, after } = around[i];
+        const before = ref.note.chunks[ref.chunk.index - 1];
+        const after = ref.note.chunks[ref.chunk.index + 1];
         result.neighbours = {
           ...(before ? { before: chunkSummary({ note: ref.note, chunk: before }, shown.get(before)!) } : {}),
           ...(after ? { after: chunkSummary({ note: ref.note, chunk: after }, shown.get(after)!) } : {}),
@@ -220,6 +221,19 @@ export class QueryOrchestrator {
       return true;
     };
   }
+}
+
+/**
+ * Chunks as results show them, each with the code fence open where it begins: for a later piece of a force-split
+ * section, from the pieces before it (the chunker cuts a long code block at its lines). `shown` holds their texts.
+ */
+function withFences(refs: readonly ChunkRef[], shown: ReadonlyMap<StoredChunk, string>): Array<{ chunk: ChunkSummary; openFence?: string }> {
+  return refs.map((ref) => {
+    const chunk = chunkSummary(ref, shown.get(ref.chunk)!);
+    if (!ref.chunk.sub) return { chunk };
+    const pieces = sectionPieces(ref.note, ref.chunk).filter((piece) => piece.sub! <= ref.chunk.sub!);
+    return { chunk, openFence: openFencesOf(pieces.map((piece) => ({ text: shown.get(piece)!, startLine: piece.startLine }))).at(-1) };
+  });
 }
 
 /** A chunk as results cite it, with `text`: what it shows (read from the index: see `NoteStore.texts`). */
