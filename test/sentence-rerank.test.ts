@@ -126,19 +126,24 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       'title#0': 'See the list below.',
       'x#0': 'Water the tomato plants every morning in summer.',
       'y#0': 'The tomato plants need water when the soil is dry.',
+      'z#0': 'Tomato plants want water at their roots, not on their leaves.',
+      'w#0': 'Give the tomato plants water before the sun is high.',
     };
-    const hits = ['title#0', 'x#0', 'y#0'].map((id, i) => hit(id, 1 / (i + 1)));
+    const hits = ['title#0', 'x#0', 'y#0', 'z#0', 'w#0'].map((id, i) => hit(id, 1 / (i + 1)));
     hits[0]!.explain.exactTitle = true;
     const ranked = await rerankBySentences({
       query: 'water the tomato plants',
       hits,
-      depth: 3,
+      depth: 5,
       rrfK: 2,
       summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
       embed: (t, as) => vault.embed(t, as),
     });
     assert.equal(ranked[0]!.id, 'title#0');
-    assert.equal(ranked[0]!.explain.sentence?.rank, 3, 'its own sentence ranks last');
+    // By the fused score alone it would not be: first in one order and last in the other, 1/3 + 1/7, loses to the
+    // chunk second in one and first in the other, 1/4 + 1/3, and more.
+    assert.equal(ranked[0]!.explain.sentence?.rank, 5, 'its own sentence ranks last');
+    assert.ok(ranked[1]!.score > ranked[0]!.score);
   });
 
   it('in the vault: only the re-ranked head changes order, pages fit together, and each head result shows its sentence evidence', async () => {
