@@ -64,6 +64,17 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     await rm(root, { recursive: true, force: true });
   });
 
+  /** The stage over these first-stage hits (best first), each chunk's text from `texts`, with the real model. */
+  const rerank = (query: string, hits: FusedHit[], texts: Record<string, string>, { depth = hits.length, rrfK = 2 } = {}) =>
+    rerankBySentences({
+      query,
+      hits,
+      depth,
+      rrfK,
+      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
+      embed: (t, as) => vault.embed(t, as),
+    });
+
   it('a chunk whose one sentence answers rises above chunks that only share words; the order is RRF of both stages', async () => {
     const texts: Record<string, string> = {
       'b1#0': 'Tomato seedlings are sold at the market on Saturdays. The balcony railing was painted green. The water bill came on Monday.',
@@ -79,14 +90,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     };
     const hits = ['b1#0', 'b2#0', 'b3#0', 'a#0'].map((id, i) => hit(id, 1 / (i + 1)));
     const rrfK = 2;
-    const ranked = await rerankBySentences({
-      query: 'how often do the tomato seedlings on the balcony need water',
-      hits,
-      depth: 4,
-      rrfK,
-      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
-      embed: (t, as) => vault.embed(t, as),
-    });
+    const ranked = await rerank('how often do the tomato seedlings on the balcony need water', hits, texts, { rrfK });
     const sentence = new Map(ranked.map((h) => [h.id, h.explain.sentence]));
     assert.equal(sentence.get('a#0')?.rank, 1, 'the answering sentence ranks first');
     assert.equal(sentence.get('a#0')?.line, 1);
@@ -107,14 +111,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       'y#0': 'Water the tomato plants when the soil is dry.',
     };
     const hits = ['code#0', 'x#0', 'y#0', 'z#0', 'w#0'].map((id, i) => hit(id, 1 / (i + 1)));
-    const ranked = await rerankBySentences({
-      query: 'water the tomato plants',
-      hits,
-      depth: 3,
-      rrfK: 2,
-      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
-      embed: (t, as) => vault.embed(t, as),
-    });
+    const ranked = await rerank('water the tomato plants', hits, texts, { depth: 3 });
     assert.equal(ranked[0]!.id, 'code#0');
     assert.equal(ranked[0]!.explain.sentence, null);
     assert.deepEqual(ranked.slice(3).map((h) => h.id), ['z#0', 'w#0']);
@@ -131,14 +128,7 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     };
     const hits = ['title#0', 'x#0', 'y#0', 'z#0', 'w#0'].map((id, i) => hit(id, 1 / (i + 1)));
     hits[0]!.explain.exactTitle = true;
-    const ranked = await rerankBySentences({
-      query: 'water the tomato plants',
-      hits,
-      depth: 5,
-      rrfK: 2,
-      summaries: async (head) => head.map((h) => ({ chunk: summary(h.id, texts[h.id]!) })),
-      embed: (t, as) => vault.embed(t, as),
-    });
+    const ranked = await rerank('water the tomato plants', hits, texts);
     assert.equal(ranked[0]!.id, 'title#0');
     // By the fused score alone it would not be: first in one order and last in the other, 1/3 + 1/7, loses to the
     // chunk second in one and first in the other, 1/4 + 1/3, and more.
