@@ -157,7 +157,7 @@ describe('embedder with the tiny model, through the worker', () => {
   it('uses the default batch size for a static model when batch_size is 0', async () => {
     const e = await createEmbedder(options());
     try {
-      assert.equal(e.batchSize, 4);
+      assert.equal(e.batchSize, 32);
     } finally {
       await e.close();
     }
@@ -302,7 +302,7 @@ describe('token counting', () => {
       assert.ok(embedder.tokens instanceof BasicTokenCounter);
       assert.equal(embedder.tokens.window, 510);
       assert.equal(embedder.dims, 101);
-      assert.equal(embedder.batchSize, 4);
+      assert.equal(embedder.batchSize, 32);
     });
 
     it('counts exactly like the tokenizer on the sample vault and on code, CJK and accented text', async () => {

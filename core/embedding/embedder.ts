@@ -94,9 +94,12 @@ const LOAD_TIMEOUT_MS = 30_000;
 const INTRA_OP_THREADS = 1;
 // Per model kind, texts sorted by length before batching. Static model, measured through the worker on 2 cores
 // (10,014 PowerShell-docs passages of 700 characters): batch 1 3,930-4,030 chunks/s, 4 4,060-4,210, 8 4,170-4,400,
-// 16 4,110-4,440, 32 4,190-4,220: flat, since padding costs nothing in the pooling (meanPooling.ts). Transformer
-// models gain from batching; 8 is the usual transformers.js choice (not measurable here: the hub is unreachable).
-const DEFAULT_BATCH_SIZE: Readonly<Record<ModelKind, number>> = { 'static-word-embeddings': 4, transformer: 8 };
+// 16 4,110-4,440, 32 4,190-4,220: flat, since padding costs nothing in the pooling (meanPooling.ts); Dendron
+// passages, batch 4 against 32: 2,406-2,643 and 2,097-2,676 chunks/s. Short texts are another matter: the 150 or
+// so sentences a hybrid search's second stage embeds take a median of 16-18 ms in batches of 4 and 10.5-11.7 ms in
+// batches of 32 (each batch is a tokenizer call, a model run and a message). Transformer models gain from
+// batching; 8 is the usual transformers.js choice (not measurable here: the hub is unreachable).
+const DEFAULT_BATCH_SIZE: Readonly<Record<ModelKind, number>> = { 'static-word-embeddings': 32, transformer: 8 };
 // tokenizer_config.json says 1e30 when a model sets no limit; BERT-style models read 512 positions.
 const ABSURD_MAX_LENGTH = 1_000_000;
 const FALLBACK_MAX_LENGTH = 512;
