@@ -705,6 +705,23 @@ describe('save and load', () => {
     for (const query of queries.slice(0, 10)) assertSameHits((await loadVectorIndex(third, FAISS_HNSW)).search(query, 10), index.search(query, 10), 0);
   });
 
+
+  test('a faiss file whose digest the caller has checked is judged by that digest, not hashed again', async () => {
+    const index = await built(FAISS_HNSW, corpus.slice(0, 1500));
+    const [saved, trusted, distrusted] = [freshDir(), freshDir(), freshDir()];
+    await index.save(saved);
+    const graph = await fs.readFile(path.join(saved, 'vectors-1.faiss'));
+    const digest = { bytes: graph.length, sha256: createHash('sha256').update(graph).digest('hex') };
+    const inode = async (dir: string) => (await fs.stat(path.join(dir, 'vectors-1.faiss'))).ino;
+    await (await loadVectorIndex(saved, FAISS_HNSW, new Map([['vectors-1.faiss', digest]]))).save(trusted);
+    assert.equal(await inode(trusted), await inode(saved), 'the checked graph was used (and linked by the save)');
+    // The file is intact, so only the caller's digest can make the index set it aside and build the graph anew.
+    const wrong = { bytes: digest.bytes, sha256: '0'.repeat(64) };
+    const rebuilt = await graphBuilt(await loadVectorIndex(saved, FAISS_HNSW, new Map([['vectors-1.faiss', wrong]])));
+    await rebuilt.save(distrusted);
+    assert.notEqual(await inode(distrusted), await inode(saved), 'a graph whose checked digest disagrees with the header is built anew');
+    for (const query of queries.slice(0, 10)) assertSameHits(rebuilt.search(query, 10), index.search(query, 10), 0);
+  });
   test('a graph file that no longer holds the graph is not linked: the graph is written afresh', async () => {
     const index = await built(FAISS_HNSW, corpus.slice(0, 1500));
     const [first, second] = [freshDir(), freshDir()];

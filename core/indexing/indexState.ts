@@ -135,16 +135,20 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
   };
   // The text store is read a chunk at a time when shown, never whole: its digest is checked here, streaming.
   const textsChecked = digestFile(path.join(gen, TEXTS_FILE)).then((digest) => checkDigest(TEXTS_FILE, digest, manifest.files[TEXTS_FILE]));
+  // The vector files checked here are named to the vector index, which then need not hash its faiss file again.
   const vectorFilesChecked = Promise.all(
     listed
       .filter(([name]) => name.startsWith(`${VECTORS_DIR}/`) && !checkedWhenLoaded(name.slice(VECTORS_DIR.length + 1)))
-      .map(async ([name, digest]) => checkDigest(name, await digestFile(path.join(gen, name)), digest)),
-  );
+      .map(async ([name, digest]) => {
+        checkDigest(name, await digestFile(path.join(gen, name)), digest);
+        return [name.slice(VECTORS_DIR.length + 1), digest] as const;
+      }),
+  ).then((checked) => new Map(checked));
   const [store, keyword, graph, vectors] = await Promise.all([
     Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE))),
     readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
     readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes)),
-    vectorFilesChecked.then(() => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions)),
+    vectorFilesChecked.then((checked) => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions, checked)),
   ]);
   // Chunks with nothing to show are stored but neither searchable nor embedded.
   let searchable = 0;

@@ -74,8 +74,12 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
   return new StoreBackedVectorIndex(store, resolved, layoutFor(resolved, 0, undefined));
 }
 
-/** Loads what `save` wrote; throws VectorIndexCorruptError on missing, truncated or inconsistent files. */
-export async function loadVectorIndex(dir: string, options: VectorIndexOptions): Promise<VectorIndex> {
+/**
+ * Loads what `save` wrote; throws VectorIndexCorruptError on missing, truncated or inconsistent files. `checked`: the
+ * digests of files in `dir` the caller has just checked against its own record (the index manifest), so the faiss
+ * file (an HNSW graph of 1M vectors is over a gigabyte) is not hashed a second time.
+ */
+export async function loadVectorIndex(dir: string, options: VectorIndexOptions, checked?: ReadonlyMap<string, FileDigest>): Promise<VectorIndex> {
   const resolved = resolveOptions(options);
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
   const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors).catch((error: Error) => {
@@ -85,7 +89,7 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions):
   let native: NativeIndex | null = null;
   if (resolved.faiss && layout.kind === header.kind && header.backend === 'faiss') {
     // A saved faiss file of the other form (exact or 8-bit) fails the type check and is rebuilt.
-    native = await readNativeIndex(resolved.faiss, dir, header, nativeFourcc(layout));
+    native = await readNativeIndex(resolved.faiss, dir, header, nativeFourcc(layout), checked);
   }
   return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined);
 }

@@ -239,11 +239,18 @@ export interface NativeIndex {
  * Reads the saved faiss index when it is present and intact; null otherwise (the
  * caller rebuilds from the vectors file, the source of truth).
  */
-export async function readNativeIndex(faiss: FaissModule, dir: string, header: VectorIndexHeader, fourcc: string): Promise<NativeIndex | null> {
+export async function readNativeIndex(
+  faiss: FaissModule,
+  dir: string,
+  header: VectorIndexHeader,
+  fourcc: string,
+  checked?: ReadonlyMap<string, FileDigest>,
+): Promise<NativeIndex | null> {
   if (!header.nativeFile || header.nativeBytes === null || header.nativeSha256 === null) return null;
   const file = path.join(dir, header.nativeFile);
+  const known = checked?.get(header.nativeFile);
   try {
-    const { bytes, sha256: digest, head } = await hashFile(file);
+    const { bytes, sha256: digest, head } = known ? { ...known, head: await readHead(file) } : await hashFile(file);
     // The type tag matters too: removeIds on an HNSW index taken for a flat one would abort.
     if (bytes !== header.nativeBytes || digest !== header.nativeSha256 || head !== fourcc) return null;
     const index = faiss.Index.read(file);
@@ -340,6 +347,18 @@ const FLOATS_PER_STEP = 1 << 16;
 
 function isSha256(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+}
+
+/** The first four bytes (faiss's type tag) as latin1. */
+async function readHead(file: string): Promise<string> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    return head.toString('latin1', 0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function hashFile(file: string): Promise<{ bytes: number; sha256: string; head: string }> {
