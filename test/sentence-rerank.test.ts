@@ -229,6 +229,24 @@ describe('a code block the chunker cut into pieces is code in every piece', { ti
     const answer = await answerQuestion(vault, 'How often do the tomato seedlings on the balcony need water?');
     for (const citation of answer.citations) for (const quote of citation.quotes ?? []) assert.ok(!quote.text.includes('--flag'), `code quoted: ${quote.text}`);
   });
+
+  it('an edit before a later piece is seen: the piece is read again, even when its own text (and id) did not change', async () => {
+    const query = 'water the tomato seedlings on the balcony';
+    const idsOf = async () => new Set((await vault.search({ query, k: 20 })).results.filter((r) => r.path === 'Tool.md').map((r) => r.chunkId));
+    const before = await idsOf();
+    // The opening fence becomes a line of prose of the same length: the cuts stay where they were, and the flags
+    // are text (the closing fence now opens a block that runs to the end of the note).
+    await writeFile(path.join(vaultDir, 'Tool.md'), `# Tool\n\n## Options\n\nThe tool takes these flags.\n\nab:\n${FLAGS.join('\n')}\n\`\`\`\n\nSeedlings on the balcony need water every morning.\n`);
+    await vault.update(['Tool.md']);
+    const { results } = await vault.search({ query, k: 20 });
+    const pieces = results.filter((r) => r.path === 'Tool.md');
+    assert.ok(pieces.some((r) => r.startLine > 7 && before.has(r.chunkId)), 'a later piece kept its id');
+    const flagLines = { first: 8, last: 7 + FLAGS.length };
+    assert.ok(
+      pieces.some((r) => r.explain.sentence && r.explain.sentence.line >= flagLines.first && r.explain.sentence.line <= flagLines.last),
+      `a flag line is judged now: ${JSON.stringify(pieces.map((r) => [r.startLine, r.explain.sentence]))}`,
+    );
+  });
 });
 
 describe('the cache of recently embedded texts', () => {

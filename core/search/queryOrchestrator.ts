@@ -19,6 +19,13 @@ import { buildSnippet } from './snippet.js';
 import { hasTag, nearestTags, tagCounts, type TagCount } from './tagIndex.js';
 import { questionTerms } from './termOverlap.js';
 
+/**
+ * The code fence open where a later piece of a force-split section begins, once worked out from the pieces before it
+ * (a long section's later pieces would otherwise be read and scanned again for every search that finds them). A
+ * changed note's chunks are new objects, so an entry never outlives the pieces it was worked out from.
+ */
+const fenceAtStart = new WeakMap<StoredChunk, string | undefined>();
+
 /** The explanation of a result listed by filters alone: no ranking took part. */
 const UNRANKED: Explanation = emptyExplanation();
 
@@ -122,7 +129,7 @@ export class QueryOrchestrator {
     for (const { note, chunk } of refs) {
       wanted.add(chunk);
       if (neighbours) for (const near of [note.chunks[chunk.index - 1], note.chunks[chunk.index + 1]]) if (near) wanted.add(near);
-      if (pieces && chunk.sub) for (const piece of sectionPieces(note, chunk)) if (piece.sub! < chunk.sub) wanted.add(piece);
+      if (pieces && chunk.sub && !fenceAtStart.has(chunk)) for (const piece of sectionPieces(note, chunk)) if (piece.sub! < chunk.sub) wanted.add(piece);
     }
     const chunks = [...wanted];
     return this.state.store.texts(chunks).then((texts) => new Map(chunks.map((chunk, i) => [chunk, shownText(texts[i]!)])));
@@ -225,14 +232,19 @@ export class QueryOrchestrator {
 
 /**
  * Chunks as results show them, each with the code fence open where it begins: for a later piece of a force-split
- * section, from the pieces before it (the chunker cuts a long code block at its lines). `shown` holds their texts.
+ * section, from the pieces before it (the chunker cuts a long code block at its lines; see `fenceAtStart`). `shown`
+ * holds the texts of the pieces whose fence is not known yet.
  */
 function withFences(refs: readonly ChunkRef[], shown: ReadonlyMap<StoredChunk, string>): Array<{ chunk: ChunkSummary; openFence?: string }> {
   return refs.map((ref) => {
     const chunk = chunkSummary(ref, shown.get(ref.chunk)!);
     if (!ref.chunk.sub) return { chunk };
-    const pieces = sectionPieces(ref.note, ref.chunk).filter((piece) => piece.sub! <= ref.chunk.sub!);
-    return { chunk, openFence: openFencesOf(pieces.map((piece) => ({ text: shown.get(piece)!, startLine: piece.startLine }))).at(-1) };
+    if (!fenceAtStart.has(ref.chunk)) {
+      const pieces = sectionPieces(ref.note, ref.chunk).filter((piece) => piece.sub! <= ref.chunk.sub!);
+      const fences = openFencesOf(pieces.map((piece) => ({ text: shown.get(piece)!, startLine: piece.startLine })));
+      pieces.forEach((piece, i) => fenceAtStart.set(piece, fences[i]));
+    }
+    return { chunk, openFence: fenceAtStart.get(ref.chunk) };
   });
 }
 
