@@ -92,14 +92,20 @@ const LOAD_TIMEOUT_MS = 30_000;
 // the bundled model (bench/embed.bench.ts, dendron-vault): 1 thread 1,680-1,720 chunks/s, 2 threads 1,070-1,520;
 // the static model is a table lookup and tokenisation (JavaScript, one thread anyway) dominates.
 const INTRA_OP_THREADS = 1;
-// Per model kind, texts sorted by length before batching. Static model, measured through the worker on 2 cores
-// (10,014 PowerShell-docs passages of 700 characters): batch 1 3,930-4,030 chunks/s, 4 4,060-4,210, 8 4,170-4,400,
-// 16 4,110-4,440, 32 4,190-4,220: flat, since padding costs nothing in the pooling (meanPooling.ts); Dendron
-// passages, batch 4 against 32: 2,406-2,643 and 2,097-2,676 chunks/s. Short texts are another matter: the 150 or
-// so sentences a hybrid search's second stage embeds take a median of 16-18 ms in batches of 4 and 10.5-11.7 ms in
-// batches of 32 (each batch is a tokenizer call, a model run and a message). Transformer models gain from
-// batching; 8 is the usual transformers.js choice (not measurable here: the hub is unreachable).
-const DEFAULT_BATCH_SIZE: Readonly<Record<ModelKind, number>> = { 'static-word-embeddings': 32, transformer: 8 };
+// Per model kind, texts sorted by length before batching: at most this many texts a batch, and (static model) at
+// most so many characters, counting each text of a batch as long as its longest. Static model, measured through the
+// worker on 2 cores (10,014 PowerShell-docs passages of 700 characters): batch 1 3,930-4,030 chunks/s, 4
+// 4,060-4,210, 8 4,170-4,400, 16 4,110-4,440, 32 4,190-4,220: flat, since padding costs nothing in the pooling
+// (meanPooling.ts). Short texts gain from large batches: the 150 or so sentences a hybrid search's second stage
+// embeds take a median of 16-18 ms in batches of 4 and 10.5-11.7 ms in batches of 32 (each batch is a tokenizer
+// call, a model run and a message). Long ones cost memory in large batches (all 47,126 PowerShell passages, the
+// worker's peak: 291-295 MB in batches of 4, 329-339 MB in batches of 32, 290-322 MB in batches of 32 under the
+// character cap, all in 17-20 s), hence the cap: a batch of passages of 2,000 characters holds 4, one of sentences 32. Transformer models gain from batching; 8 is the usual
+// transformers.js choice (not measurable here: the hub is unreachable).
+const DEFAULT_BATCH: Readonly<Record<ModelKind, { texts: number; chars: number }>> = {
+  'static-word-embeddings': { texts: 32, chars: 8_000 },
+  transformer: { texts: 8, chars: 0 },
+};
 // tokenizer_config.json says 1e30 when a model sets no limit; BERT-style models read 512 positions.
 const ABSURD_MAX_LENGTH = 1_000_000;
 const FALLBACK_MAX_LENGTH = 512;
@@ -147,9 +153,11 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
   // The passage prefix takes part of the window: chunks are cut to what is left.
   const prefixTokens = prefixes.passage ? tokens.count(prefixes.passage) : 0;
   if (prefixTokens > 0) tokens = await counter(Math.max(1, window - prefixTokens));
-  const batchSize = options.batchSize > 0 ? options.batchSize : DEFAULT_BATCH_SIZE[folder.kind];
+  // A batch size set in the config is taken as it is; the default one comes with its character cap.
+  const batchSize = options.batchSize > 0 ? options.batchSize : DEFAULT_BATCH[folder.kind].texts;
+  const batchChars = options.batchSize > 0 ? 0 : DEFAULT_BATCH[folder.kind].chars;
   const fingerprint = prefixedFingerprint(folder.fingerprint, prefixes);
-  const embedder = new WorkerEmbedder(modelId, ready.dims, dtype, fingerprint, tokens, batchSize, init, loadTimeoutMs, started, prefixes);
+  const embedder = new WorkerEmbedder(modelId, ready.dims, dtype, fingerprint, tokens, batchSize, batchChars, init, loadTimeoutMs, started, prefixes);
   return Object.assign(embedder, { searchDefaults });
 }
 
@@ -253,6 +261,8 @@ class WorkerEmbedder implements Embedder {
     readonly fingerprint: string,
     readonly tokens: TokenCounter,
     readonly batchSize: number,
+    /** At most this many characters a batch (each text counted as long as the batch's longest); 0 = no cap. */
+    private readonly batchChars: number,
     private readonly init: WorkerInit,
     private readonly loadTimeoutMs: number,
     started: { worker: ChildProcess; ready: ReadyReply },
@@ -294,7 +304,7 @@ class WorkerEmbedder implements Embedder {
         reject: (e) => (done(), reject(e)),
       });
       keepAlive(worker, true);
-      sendRequest(worker, { type: 'embed', id, texts, batchSize: this.batchSize });
+      sendRequest(worker, { type: 'embed', id, texts, batchSize: this.batchSize, batchChars: this.batchChars });
     });
   }
 

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { env, mean_pooling, pipeline, type DataType, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
 import { meanPooledUnitVectors } from './meanPooling.js';
+import { batchesOf } from './textBatches.js';
 import { countsOneTokenPerBasicToken, type TokenizerJson } from './modelFolder.js';
 
 /** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
@@ -28,7 +29,8 @@ export interface WorkerInit {
 
 export type WorkerRequest =
   | { type: 'init'; init: WorkerInit }
-  | { type: 'embed'; id: number; texts: readonly string[]; batchSize: number }
+  /** `batchChars`: at most this many characters a batch, each text counted as long as the batch's longest; 0 = no cap. */
+  | { type: 'embed'; id: number; texts: readonly string[]; batchSize: number; batchChars: number }
   | { type: 'cancel'; id: number }
   /** Test hook: throw an uncaught error, exactly like a crash. */
   | { type: 'crash' };
@@ -106,17 +108,17 @@ async function embedBatch(extractor: FeatureExtractionPipeline, texts: string[])
 
 async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, request: Extract<WorkerRequest, { type: 'embed' }>) {
   const { id, texts } = request;
-  const batchSize = Math.max(1, request.batchSize);
   // Texts of similar length share a batch, so little of each batch is padding; results go back to input order.
   const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
   const vectors = new Float32Array(texts.length * dims);
-  for (let start = 0; start < order.length; start += batchSize) {
+  let done = 0;
+  for (const batch of batchesOf(order, (i) => texts[i]!.length, Math.max(1, request.batchSize), request.batchChars)) {
     if (cancelled.delete(id)) return;
-    const batch = order.slice(start, start + batchSize);
     const output = await embedBatch(extractor, batch.map((i) => texts[i]!));
     if (output.dims !== dims) throw new Error(`model returned ${output.dims}-d vectors, expected ${dims}`);
     batch.forEach((original, k) => vectors.set(output.vectors.subarray(k * dims, (k + 1) * dims), original * dims));
-    post({ type: 'progress', id, done: Math.min(start + batchSize, order.length), total: order.length });
+    done += batch.length;
+    post({ type: 'progress', id, done, total: order.length });
   }
   post({ type: 'result', id, vectors, maxRss: maxRss() });
 }
