@@ -100,8 +100,9 @@ const INTRA_OP_THREADS = 1;
 // embeds take a median of 16-18 ms in batches of 4 and 10.5-11.7 ms in batches of 32 (each batch is a tokenizer
 // call, a model run and a message). Long ones cost memory in large batches (all 47,126 PowerShell passages, the
 // worker's peak: 291-295 MB in batches of 4, 329-339 MB in batches of 32, 290-322 MB in batches of 32 under the
-// character cap, all in 17-20 s), hence the cap: a batch of passages of 2,000 characters holds 4, one of sentences 32. Transformer models gain from batching; 8 is the usual
-// transformers.js choice (not measurable here: the hub is unreachable).
+// character cap, all in 17-20 s), hence the cap: a batch of passages of 2,000 characters holds 4, one of sentences
+// 32. Transformer models gain from batching; 8 is the usual transformers.js choice (not measurable here: the hub is
+// unreachable).
 const DEFAULT_BATCH: Readonly<Record<ModelKind, { texts: number; chars: number }>> = {
   'static-word-embeddings': { texts: 32, chars: 8_000 },
   transformer: { texts: 8, chars: 0 },
