@@ -705,7 +705,6 @@ describe('save and load', () => {
     for (const query of queries.slice(0, 10)) assertSameHits((await loadVectorIndex(third, FAISS_HNSW)).search(query, 10), index.search(query, 10), 0);
   });
 
-
   test('a faiss file whose digest the caller has checked is judged by that digest, not hashed again', async () => {
     const index = await built(FAISS_HNSW, corpus.slice(0, 1500));
     const [saved, trusted, distrusted] = [freshDir(), freshDir(), freshDir()];
