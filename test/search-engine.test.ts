@@ -190,6 +190,36 @@ describe('search engine on a generated vault', { timeout: 120_000 }, () => {
     }
   });
 
+  it('a faiss index built afresh on opening is saved by the first index run, then opens as saved', async () => {
+    const otherData = path.join(root, 'data-backend-change');
+    const generation = async (vault: CairnVault) => (await vault.statusWithManifest()).manifest!.generation;
+    // Saved by the TypeScript backend: no faiss file for faiss to open next time.
+    const plain = await CairnVault.open(configFor(vaultDir, otherData, (c) => (c.index.vector_backend = 'flat')));
+    await plain.index().finally(() => plain.close());
+    const vault = await CairnVault.open(configFor(vaultDir, otherData));
+    try {
+      assert.equal(vault.status().vectorBackend, 'faiss');
+      assert.equal(vault.status().pendingRebuild, undefined);
+      const before = await generation(vault);
+      const summary = await vault.index();
+      assert.equal(summary.changedNotes + summary.removedNotes, 0);
+      assert.ok((await generation(vault)) > before, 'the rebuilt faiss index was saved');
+      const saved = await generation(vault);
+      await vault.index();
+      assert.equal(await generation(vault), saved, 'and only once');
+    } finally {
+      await vault.close();
+    }
+    const reopened = await CairnVault.open(configFor(vaultDir, otherData));
+    try {
+      const before = await generation(reopened);
+      await reopened.index();
+      assert.equal(await generation(reopened), before, 'opened with its saved faiss index: nothing to save');
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('deleting a note removes all its chunks from the keyword, vector and graph indices', async () => {
     await unlink(path.join(vaultDir, 'Qorvath setup.md'));
     const vault = await CairnVault.open(configFor(vaultDir, dataDir));

@@ -20,6 +20,7 @@ import { requireFaiss } from '../core/indices/vector/faissRuntime.js';
 import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/vector/hnswTuning.js';
 import { VectorStore } from '../core/indices/vector/vectorStore.js';
 import { saveIndexFiles } from '../core/indices/vector/vectorIndexFiles.js';
+import { FAISS_FLAT_FOURCC } from '../core/indices/vector/faissFlatBackend.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 // ---------------------------------------------------------------- helpers
@@ -703,6 +704,22 @@ describe('save and load', () => {
     await loaded.save(third);
     assert.equal(await inode(third), await inode(second), 'a loaded graph is saved by linking the file it was read from');
     for (const query of queries.slice(0, 10)) assertSameHits((await loadVectorIndex(third, FAISS_HNSW)).search(query, 10), index.search(query, 10), 0);
+  });
+
+  test('a faiss index built afresh on loading (8-bit codes saved, float vectors kept now) says so until it is saved', async () => {
+    const vectors = corpus.slice(0, 600);
+    const coded = await built(FAISS_SQ8, vectors);
+    const [old, resaved] = [freshDir(), freshDir()];
+    await coded.save(old);
+    assert.equal((await loadVectorIndex(old, FAISS_SQ8)).nativeRebuilt, false, 'the saved codes are used as they are');
+    const loaded = await loadVectorIndex(old, FAISS_FLAT);
+    assert.equal(loaded.nativeRebuilt, true);
+    await loaded.save(resaved);
+    assert.equal(loaded.nativeRebuilt, false);
+    assert.equal((await fs.readFile(path.join(resaved, 'vectors-1.faiss'))).toString('latin1', 0, 4), FAISS_FLAT_FOURCC);
+    const reloaded = await loadVectorIndex(resaved, FAISS_FLAT);
+    assert.equal(reloaded.nativeRebuilt, false, 'the float index written by the save is used');
+    for (const query of queries.slice(0, 5)) assertSameHits(reloaded.search(query, 10), coded.search(query, 10));
   });
 
   test('a faiss file whose digest the caller has checked is judged by that digest, not hashed again', async () => {

@@ -55,6 +55,12 @@ export interface VectorIndex {
    * must not change until it resolves (it fails if it did).
    */
   save(dir: string): Promise<Record<string, FileDigest>>;
+  /**
+   * Whether the faiss index was built afresh when this index was loaded (its saved file missing, unusable, or of the
+   * other form: 8-bit codes where float vectors are kept now), and no save has written it since: a save spares the
+   * next load that work (an HNSW graph of a large vault takes minutes).
+   */
+  readonly nativeRebuilt: boolean;
   /** Resolves once no background work (an HNSW graph build) is running. */
   settled(): Promise<void>;
 }
@@ -91,7 +97,7 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions, 
     // A saved faiss file of the other form (exact or 8-bit) fails the type check and is rebuilt.
     native = await readNativeIndex(resolved.faiss, dir, header, nativeFourcc(layout), checked);
   }
-  return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined);
+  return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined, resolved.faiss !== null && native === null);
 }
 
 class StoreBackedVectorIndex implements VectorIndex {
@@ -103,6 +109,7 @@ class StoreBackedVectorIndex implements VectorIndex {
     private readonly options: ResolvedOptions,
     layout: Layout,
     native?: NativeIndex,
+    public nativeRebuilt = false,
   ) {
     this.engine = createEngine(options, store, layout, native);
   }
@@ -191,7 +198,10 @@ class StoreBackedVectorIndex implements VectorIndex {
       });
     });
     this.saving = run.catch(() => undefined);
-    return run;
+    return run.then((files) => {
+      this.nativeRebuilt = false;
+      return files;
+    });
   }
 
   async settled(): Promise<void> {
