@@ -293,8 +293,8 @@ export class VaultIndexer {
     }
 
     if (changedPaths.size > 0 || removed.size > 0 || touched > 0 || failureKey(state.store.failures) !== failuresBefore) this.unsaved = true;
-    // A faiss index built afresh on opening (its file unusable, or saved in another form) is saved once, not rebuilt
-    // on every open until something else changes.
+    // A flat faiss index built afresh on opening (its file unusable, or saved in another form) is saved once, not
+    // rebuilt on every open until something else changes.
     if (state.vectors.nativeRebuilt) this.unsaved = true;
     // A reconciliation that found nothing new writes nothing (opening a large vault stays cheap).
     if (persist && (this.unsaved || !state.saved)) {

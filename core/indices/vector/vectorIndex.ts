@@ -56,9 +56,9 @@ export interface VectorIndex {
    */
   save(dir: string): Promise<Record<string, FileDigest>>;
   /**
-   * Whether the faiss index was built afresh when this index was loaded (its saved file missing, unusable, or of the
-   * other form: 8-bit codes where float vectors are kept now), and no save has written it since: a save spares the
-   * next load that work (an HNSW graph of a large vault takes minutes).
+   * Whether the flat faiss index was built afresh when this index was loaded (its saved file missing, unusable, or of
+   * the other form: 8-bit codes where float vectors are kept now), and no save has written it since: a save spares
+   * the next load that work.
    */
   readonly nativeRebuilt: boolean;
   /** Resolves once no background work (an HNSW graph build) is running. */
@@ -97,7 +97,9 @@ export async function loadVectorIndex(dir: string, options: VectorIndexOptions, 
     // A saved faiss file of the other form (exact or 8-bit) fails the type check and is rebuilt.
     native = await readNativeIndex(resolved.faiss, dir, header, nativeFourcc(layout), checked);
   }
-  return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined, resolved.faiss !== null && native === null);
+  // Only a flat index is reported: its rebuild is quick to save. An HNSW graph is saved by the next save as before,
+  // since a save waits for the graph's build (minutes at a million vectors), which an opening must not.
+  return new StoreBackedVectorIndex(store, resolved, layout, native ?? undefined, resolved.faiss !== null && native === null && layout.kind === 'flat');
 }
 
 class StoreBackedVectorIndex implements VectorIndex {
