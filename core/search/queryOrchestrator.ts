@@ -136,7 +136,6 @@ export class QueryOrchestrator {
   }
 
   /**
-   * The notes the filters admit, newest first  /**
    * The notes the filters admit, newest first (a journal page by its day, any other note by its mtime), each by its
    * first admitted chunk with text to show (else its first admitted chunk).
    */
