@@ -94,10 +94,10 @@ describe('WorkerNoteChunker', { timeout: 120_000 }, () => {
 });
 
 describe('NoteChunkerPool', { timeout: 120_000 }, () => {
-  it('spreads notes in flight over all its workers, each note with exactly the in-thread chunks; spare workers end when idle', async () => {
+  it('spreads notes in flight over all its workers, each note with exactly the in-thread chunks; spare workers end when idle, the first one later', async () => {
     const config = chunkingConfig();
     const inThread = await createChunker(config, new BasicTokenCounter(510));
-    const pool = new NoteChunkerPool({ config, window: 510 }, 2, 300);
+    const pool = new NoteChunkerPool({ config, window: 510 }, 2, 300, 2500);
     try {
       const texts = Array.from({ length: 8 }, (_, i) => `# Note ${i}\n\n${paragraph(60 * i + 1, i)}\n\n## Sub\n\n- [[link ${i}]] #tag${i}\n`);
       const chunking = Promise.all(texts.map((text, i) => pool.chunk(note(`n${i}.md`, text))));
@@ -108,6 +108,10 @@ describe('NoteChunkerPool', { timeout: 120_000 }, () => {
       assert.equal(pool.running, 1, 'the spare worker ended; the first stays for the next edit');
       assert.equal((await pool.chunk(note('one.md', '# One\n\ntext\n'))).chunks.length, 1);
       assert.equal(pool.running, 1, 'a single note goes to the first worker');
+      await sleep(3500);
+      assert.equal(pool.running, 0, 'the first worker ended too, after its longer wait');
+      assert.deepEqual(await pool.chunk(note('n3.md', texts[3]!)), inThread.chunk(note('n3.md', texts[3]!)), 'the next note starts a worker again');
+      assert.equal(pool.running, 1);
     } finally {
       await pool.close();
     }

@@ -36,7 +36,7 @@ describe('EmbeddingCache', () => {
     const cache = await EmbeddingCache.open(freshFile(), KEY, DIMS);
     assert.equal(cache.size, 0);
     assert.equal(cache.recovered, undefined);
-    assert.equal(cache.get(hash(1)), undefined);
+    assert.equal((await cache.read([hash(1)]))[0], undefined);
   });
 
   it('round-trips vectors bit for bit, and misses unknown hashes', async () => {
@@ -44,8 +44,8 @@ describe('EmbeddingCache', () => {
     const cache = await EmbeddingCache.open(file, KEY, DIMS);
     assert.equal(cache.recovered, undefined);
     assert.equal(cache.size, 3);
-    for (let i = 0; i < 3; i++) assert.deepEqual(cache.get(hash(i)), vector(i));
-    assert.equal(cache.get(hash(99)), undefined);
+    for (let i = 0; i < 3; i++) assert.deepEqual((await cache.read([hash(i)]))[0], vector(i));
+    assert.equal((await cache.read([hash(99)]))[0], undefined);
   });
 
   it('adds to and overwrites a loaded cache, counting each hash once', async () => {
@@ -55,13 +55,13 @@ describe('EmbeddingCache', () => {
     cache.set(hash(7), vector(7));
     cache.set(hash(7), vector(8));
     assert.equal(cache.size, 4);
-    assert.deepEqual(cache.get(hash(1)), vector(101));
+    assert.deepEqual((await cache.read([hash(1)]))[0], vector(101));
     await cache.save();
     const reopened = await EmbeddingCache.open(file, KEY, DIMS);
     assert.equal(reopened.size, 4);
-    assert.deepEqual(reopened.get(hash(1)), vector(101));
-    assert.deepEqual(reopened.get(hash(7)), vector(8));
-    assert.deepEqual(reopened.get(hash(2)), vector(2));
+    assert.deepEqual((await reopened.read([hash(1)]))[0], vector(101));
+    assert.deepEqual((await reopened.read([hash(7)]))[0], vector(8));
+    assert.deepEqual((await reopened.read([hash(2)]))[0], vector(2));
   });
 
   it('copies the vectors it is given (callers pass views into shared buffers)', async () => {
@@ -69,7 +69,7 @@ describe('EmbeddingCache', () => {
     const shared = new Float32Array(2 * DIMS).fill(1);
     cache.set(hash(1), shared.subarray(0, DIMS));
     shared.fill(5);
-    assert.deepEqual(cache.get(hash(1)), new Float32Array(DIMS).fill(1));
+    assert.deepEqual((await cache.read([hash(1)]))[0], new Float32Array(DIMS).fill(1));
   });
 
   it('rejects malformed hashes and vectors of the wrong size', async () => {
@@ -134,7 +134,7 @@ describe('EmbeddingCache', () => {
       const cache = await EmbeddingCache.open(file, KEY, DIMS);
       assert.match(cache.recovered ?? '(nothing reported)', reason, name);
       assert.equal(cache.size, kept.length, name);
-      for (let i = 0; i < 5; i++) assert.deepEqual(cache.get(hash(i)), kept.includes(i) ? vector(i) : undefined, `${name}: entry ${i}`);
+      for (let i = 0; i < 5; i++) assert.deepEqual((await cache.read([hash(i)]))[0], kept.includes(i) ? vector(i) : undefined, `${name}: entry ${i}`);
       await cache.save();
       const repaired = await EmbeddingCache.open(file, KEY, DIMS);
       assert.equal(repaired.recovered, undefined, name);
@@ -145,10 +145,10 @@ describe('EmbeddingCache', () => {
   it('never throws on damaged content and never returns a wrong vector: any truncation or byte change', async () => {
     const file = await savedCache(6);
     const good = await readFile(file);
-    const onlyRightVectors = (cache: EmbeddingCache) => {
+    const onlyRightVectors = async (cache: EmbeddingCache) => {
       let found = 0;
       for (let i = 0; i < 6; i++) {
-        const v = cache.get(hash(i));
+        const v = (await cache.read([hash(i)]))[0];
         if (v) assert.deepEqual(v, vector(i), `entry ${i}`);
         if (v) found++;
       }
@@ -160,12 +160,12 @@ describe('EmbeddingCache', () => {
         await writeFile(damaged, good.subarray(0, cut));
         const truncated = await EmbeddingCache.open(damaged, KEY, DIMS);
         assert.ok(truncated.recovered);
-        onlyRightVectors(truncated);
+        await onlyRightVectors(truncated);
         const flipped = Buffer.from(good);
         flipped[at] ^= xor;
         await writeFile(damaged, flipped);
         const changed = await EmbeddingCache.open(damaged, KEY, DIMS);
-        onlyRightVectors(changed);
+        await onlyRightVectors(changed);
         // Only the key's zero padding may change unnoticed (it carries nothing).
         if (changed.recovered === undefined) assert.equal(changed.size, 6, `byte ${at}`);
         return true;
@@ -186,7 +186,7 @@ describe('EmbeddingCache', () => {
     const cache = await EmbeddingCache.open(file, KEY, DIMS);
     assert.equal(cache.recovered, undefined);
     assert.equal(cache.size, 3);
-    for (let i = 0; i < 3; i++) assert.deepEqual(cache.get(hash(i)), vector(i));
+    for (let i = 0; i < 3; i++) assert.deepEqual((await cache.read([hash(i)]))[0], vector(i));
     await cache.save();
     const saved = await readFile(file);
     assert.equal(saved.readUInt32LE(8), 2);
@@ -202,12 +202,12 @@ describe('EmbeddingCache', () => {
     cache.set(hash(4), vector(44));
     await saving;
     assert.equal(cache.size, 5);
-    assert.deepEqual(cache.get(hash(4)), vector(44));
-    assert.deepEqual(cache.get(hash(5)), vector(5));
+    assert.deepEqual((await cache.read([hash(4)]))[0], vector(44));
+    assert.deepEqual((await cache.read([hash(5)]))[0], vector(5));
     await cache.save();
     const reopened = await EmbeddingCache.open(file, KEY, DIMS);
-    assert.deepEqual(reopened.get(hash(4)), vector(44));
-    assert.deepEqual(reopened.get(hash(5)), vector(5));
+    assert.deepEqual((await reopened.read([hash(4)]))[0], vector(44));
+    assert.deepEqual((await reopened.read([hash(5)]))[0], vector(5));
   });
 
   it('saves atomically: no temporary files left, parent folders created', async () => {
@@ -229,7 +229,7 @@ describe('EmbeddingCache', () => {
     cache.set(hash(1), vector(1));
     await cache.save();
     assert.deepEqual(await readdir(folder), ['embeddings.bin']);
-    assert.deepEqual((await EmbeddingCache.open(file, KEY, DIMS)).get(hash(1)), vector(1));
+    assert.deepEqual((await (await EmbeddingCache.open(file, KEY, DIMS)).read([hash(1)]))[0], vector(1));
   });
 
   it('throws other I/O errors, and keeps its entries when a save fails', async () => {
@@ -257,13 +257,13 @@ describe('EmbeddingCache', () => {
     // 6 unreferenced, 4 referenced: the 6 go, in memory and on disk.
     await cache.save(new Set([0, 1, 2, 3, 42].map(hash)));
     assert.equal(cache.size, 4);
-    assert.equal(cache.get(hash(5)), undefined);
+    assert.equal((await cache.read([hash(5)]))[0], undefined);
     const reopened = await EmbeddingCache.open(file, KEY, DIMS);
     assert.equal(reopened.size, 4);
-    for (let i = 0; i < 4; i++) assert.deepEqual(reopened.get(hash(i)), vector(i));
+    for (let i = 0; i < 4; i++) assert.deepEqual((await reopened.read([hash(i)]))[0], vector(i));
   });
 
-  it('loads 50,000 entries of 101 dims quickly, into one block', async () => {
+  it('holds only hashes in memory: 50,000 entries open quickly, and any of them are read back at once', async () => {
     const dims = 101;
     const file = freshFile();
     const cache = await EmbeddingCache.open(file, KEY, dims);
@@ -273,10 +273,41 @@ describe('EmbeddingCache', () => {
     const loaded = await EmbeddingCache.open(file, KEY, dims);
     const ms = performance.now() - started;
     assert.equal(loaded.size, 50_000);
-    assert.deepEqual(loaded.get(hash(123 * 7919)), vector(123, dims));
-    assert.deepEqual(loaded.get(hash(49_999 * 7919)), vector(49_999, dims));
-    // Views into one buffer, not one allocation per entry.
-    assert.equal(loaded.get(hash(0))!.buffer, loaded.get(hash(7919))!.buffer);
+    // Scattered, clustered and unknown hashes in one request, in any order.
+    const picks = [49_999, 123, 124, 125, 40_000, 7, 0, 31_337];
+    const read = await loaded.read([...picks.map((i) => hash(i * 7919)), hash(1)]);
+    picks.forEach((i, k) => assert.deepEqual(read[k], vector(i, dims), `entry ${i}`));
+    assert.equal(read[picks.length], undefined);
+    const all = await loaded.read(Array.from({ length: 50_000 }, (_, i) => hash(i * 7919)));
+    assert.ok(all.every((v, i) => v !== undefined && v[0] === vector(i, dims)[0]));
     assert.ok(ms < 2000, `open took ${ms.toFixed(0)} ms`);
+  });
+
+  it('reads a record damaged or replaced after opening as a miss, never as another vector', async () => {
+    const file = await savedCache(6);
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    const header = (56 + KEY.length + 3) & ~3;
+    const record = 8 + 4 * DIMS + 8;
+    const bytes = await readFile(file);
+    bytes[header + 2 * record + 9] ^= 0x20;
+    await writeFile(file, bytes);
+    const read = await cache.read([0, 1, 2, 3].map(hash));
+    assert.deepEqual(read, [vector(0), vector(1), undefined, vector(3)]);
+    // Another save in the file's place, in another order: what no longer matches is a miss.
+    const other = await EmbeddingCache.open(freshFile(), KEY, DIMS);
+    for (const i of [5, 4, 3]) other.set(hash(i), vector(i));
+    await other.save();
+    await writeFile(file, await readFile(other.file));
+    const after = await cache.read([0, 3, 4, 5].map(hash));
+    after.forEach((v, k) => v && assert.deepEqual(v, vector([0, 3, 4, 5][k]!)));
+    assert.equal(after[0], undefined);
+    // Saving copies only what still checks out.
+    await cache.save();
+    const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(reopened.recovered, undefined);
+    for (let i = 0; i < 6; i++) {
+      const v = (await reopened.read([hash(i)]))[0];
+      if (v) assert.deepEqual(v, vector(i));
+    }
   });
 });

@@ -12,6 +12,12 @@ const NOTE_TIMEOUT_MS = 120_000;
 const MAX_WORKERS = 8;
 /** A pool's extra workers (all but the first, which answers live edits at once) end after this long without work. */
 const SPARE_IDLE_MS = 30_000;
+/**
+ * The first worker ends after this long without work: an idle worker holds its isolate, parser and WASM memory
+ * (80–100 MB after a large vault), and a new one takes a fraction of a second to start, which a lone edit after a
+ * quiet spell pays once; a burst of edits keeps the worker.
+ */
+const FIRST_IDLE_MS = 120_000;
 
 interface Pending {
   request: ChunkRequest;
@@ -172,13 +178,14 @@ function startWorker(init: ChunkWorkerInit): Worker {
  * Chunk workers side by side, one per spare core (the tree-sitter parse is the cost): each note goes to the worker with
  * the fewest notes waiting (the first on a tie), so all are busy while the caller keeps enough notes in flight
  * (`workers` × 2 or more), and a single edit goes to the first. Workers start on their first note; the spare ones
- * end when idle for `spareIdleMs`. Each is isolated from the others' faults as `WorkerNoteChunker` says.
+ * end when idle for `spareIdleMs`, the first when idle for the longer `firstIdleMs`. Each is isolated from the others'
+ * faults as `WorkerNoteChunker` says.
  */
 export class NoteChunkerPool implements NoteChunker {
   private readonly lanes: WorkerNoteChunker[];
 
-  constructor(init: ChunkWorkerInit, workers = defaultWorkerCount(), spareIdleMs = SPARE_IDLE_MS) {
-    this.lanes = Array.from({ length: Math.max(1, workers) }, (_, i) => new WorkerNoteChunker(init, NOTE_TIMEOUT_MS, i === 0 ? undefined : spareIdleMs));
+  constructor(init: ChunkWorkerInit, workers = defaultWorkerCount(), spareIdleMs = SPARE_IDLE_MS, firstIdleMs = FIRST_IDLE_MS) {
+    this.lanes = Array.from({ length: Math.max(1, workers) }, (_, i) => new WorkerNoteChunker(init, NOTE_TIMEOUT_MS, i === 0 ? firstIdleMs : spareIdleMs));
   }
 
   get workers(): number {

@@ -10,13 +10,16 @@
  * never mistaken for this one's. When the file's digest holds (one pass over it) every record is good; otherwise
  * each record is checked by itself and a damaged one is dropped (it is embedded again), never used. Version 1 files
  * (no checks) are still read, so an upgrade does not re-embed a vault; the next save writes version 2.
+ *
+ * Only the hashes stay in memory, with where each record is in the file: a vector is read when it is asked for
+ * (`read`), and vectors set since the last save are held until the next one writes them. The file is read and
+ * written a block at a time, never whole: at a million chunks it is over 400 MB.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import path from 'node:path';
 import { TimeSlices } from '../process/timeSlices.js';
-import { digestBytes } from './fileDigest.js';
 
 const MAGIC = Buffer.from('CAIRNEMB', 'latin1');
 const VERSION = 2;
@@ -24,14 +27,30 @@ const LEGACY_VERSION = 1;
 const DIGEST_BYTES = 32;
 /** magic, four u32 (version, dims, count, key bytes), then (version 2) the records' digest. */
 const HEADER_BYTES = { [LEGACY_VERSION]: MAGIC.length + 4 * 4, [VERSION]: MAGIC.length + 4 * 4 + DIGEST_BYTES } as const;
+const COUNT_AT = MAGIC.length + 4 * 2;
+const DIGEST_AT = MAGIC.length + 4 * 4;
 const HASH_BYTES = 8;
 const CHECK_BYTES = 8;
 const HASH = /^[0-9a-f]{16}$/;
 // Float32Array views need 4-byte alignment; little-endian hosts (all supported ones) copy records in bulk.
 const LITTLE_ENDIAN_HOST = endianness() === 'LE';
+/** Records read or written per block: about 850 KB at 101 dims. */
+const BLOCK_RECORDS = 2048;
+/** `read` reads records this close together (in records) in one go rather than one by one. */
+const READ_GAP_RECORDS = 16;
 
-interface Decoded {
-  vectors: Float32Array;
+/** Where a file's records are. */
+interface Layout {
+  version: typeof VERSION | typeof LEGACY_VERSION;
+  headerBytes: number;
+  recordBytes: number;
+  /** Complete records in the file, good or not. */
+  records: number;
+}
+
+interface Scanned {
+  layout: Layout;
+  /** Each good record's hash → its record number in the file. */
   index: Map<string, number>;
   /** Damage found and repaired (entries dropped), if any. */
   problem?: string;
@@ -41,23 +60,23 @@ interface Decoded {
 export class EmbeddingCache {
   /** Why an existing file was discarded or partly dropped (damaged, truncated, another model), if it was. */
   readonly recovered?: string;
-  /** Vectors read from the file, back to back; `loadedIndex` maps a hash to its slot. */
-  private loaded: Float32Array;
-  private loadedIndex: Map<string, number>;
-  /** Vectors set since opening (or replacing loaded ones). */
+  /** The file as last opened or saved: each hash → its record number there (none when there is no usable file). */
+  private saved: Map<string, number>;
+  private layout?: Layout;
+  /** Vectors set since opening or the last save (replacing saved ones of the same hash). */
   private readonly added = new Map<string, Float32Array>();
-  /** How many of `added` are not also in `loadedIndex`. */
+  /** How many of `added` are not also in `saved`. */
   private addedOnly = 0;
 
   private constructor(
     readonly file: string,
     readonly modelKey: string,
     readonly dims: number,
-    loaded: { vectors: Float32Array; index: Map<string, number> },
+    scanned?: Scanned,
     recovered?: string,
   ) {
-    this.loaded = loaded.vectors;
-    this.loadedIndex = loaded.index;
+    this.saved = scanned?.index ?? new Map();
+    this.layout = scanned?.layout;
     if (recovered !== undefined) this.recovered = recovered;
   }
 
@@ -67,38 +86,80 @@ export class EmbeddingCache {
    */
   static async open(file: string, modelKey: string, dims: number): Promise<EmbeddingCache> {
     if (!Number.isInteger(dims) || dims <= 0) throw new RangeError(`dims must be a positive integer, got ${dims}`);
-    const empty = { vectors: new Float32Array(0), index: new Map<string, number>() };
     const name = path.basename(file);
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return new EmbeddingCache(file, modelKey, dims, empty);
-      if (code === 'EISDIR') return new EmbeddingCache(file, modelKey, dims, empty, `${name} is a folder; starting with an empty cache (the next save replaces it)`);
+    const info = await lstat(file).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return undefined;
       throw e;
+    });
+    if (!info) return new EmbeddingCache(file, modelKey, dims);
+    if (info.isDirectory()) return new EmbeddingCache(file, modelKey, dims, undefined, `${name} is a folder; starting with an empty cache (the next save replaces it)`);
+    const handle = await open(file, 'r');
+    let scanned: Scanned | string;
+    try {
+      scanned = await scan(handle, (await handle.stat()).size, modelKey, dims);
+    } finally {
+      await handle.close();
     }
-    const decoded = await decode(bytes, modelKey, dims);
-    if (typeof decoded === 'string') return new EmbeddingCache(file, modelKey, dims, empty, `${name}: ${decoded}; starting with an empty cache`);
-    const recovered = decoded.problem && `${name}: ${decoded.problem} (what was dropped is embedded again)`;
-    return new EmbeddingCache(file, modelKey, dims, decoded, recovered);
+    if (typeof scanned === 'string') return new EmbeddingCache(file, modelKey, dims, undefined, `${name}: ${scanned}; starting with an empty cache`);
+    const recovered = scanned.problem && `${name}: ${scanned.problem} (what was dropped is embedded again)`;
+    return new EmbeddingCache(file, modelKey, dims, scanned, recovered);
   }
 
   get size(): number {
-    return this.loadedIndex.size + this.addedOnly;
+    return this.saved.size + this.addedOnly;
   }
 
-  get(hash: string): Float32Array | undefined {
-    const added = this.added.get(hash);
-    if (added) return added;
-    const slot = this.loadedIndex.get(hash);
-    return slot === undefined ? undefined : this.loaded.subarray(slot * this.dims, (slot + 1) * this.dims);
+  has(hash: string): boolean {
+    return this.added.has(hash) || this.saved.has(hash);
+  }
+
+  /**
+   * The vectors of these hashes, undefined for a miss. Saved ones are read from the file, checked: a record that
+   * no longer matches (damaged since, or replaced by a save meanwhile) is a miss, never a wrong vector.
+   */
+  async read(hashes: readonly string[]): Promise<Array<Float32Array | undefined>> {
+    const out: Array<Float32Array | undefined> = new Array(hashes.length).fill(undefined);
+    const wanted: Array<{ record: number; i: number }> = [];
+    hashes.forEach((hash, i) => {
+      const added = this.added.get(hash);
+      if (added) out[i] = added;
+      else {
+        const record = this.saved.get(hash);
+        if (record !== undefined) wanted.push({ record, i });
+      }
+    });
+    const layout = this.layout;
+    if (!wanted.length || !layout) return out;
+    wanted.sort((a, b) => a.record - b.record);
+    const handle = await open(this.file, 'r').catch(() => undefined);
+    if (!handle) return out;
+    try {
+      for (let from = 0; from < wanted.length; ) {
+        let to = from + 1;
+        while (to < wanted.length && wanted[to].record - wanted[to - 1].record <= READ_GAP_RECORDS && wanted[to].record - wanted[from].record < BLOCK_RECORDS) to++;
+        const first = wanted[from].record;
+        const bytes = Buffer.alloc((wanted[to - 1].record - first + 1) * layout.recordBytes);
+        const { bytesRead } = await handle.read(bytes, 0, bytes.length, layout.headerBytes + first * layout.recordBytes);
+        for (let k = from; k < to; k++) {
+          const at = (wanted[k].record - first) * layout.recordBytes;
+          if (at + layout.recordBytes > bytesRead || bytes.toString('hex', at, at + HASH_BYTES) !== hashes[wanted[k].i]) continue;
+          if (layout.version === VERSION && !checkHolds(bytes, at, this.dims)) continue;
+          const vector = new Float32Array(this.dims);
+          readFloats(bytes, at + HASH_BYTES, vector);
+          if (allFinite(vector)) out[wanted[k].i] = vector;
+        }
+        from = to;
+      }
+    } finally {
+      await handle.close();
+    }
+    return out;
   }
 
   set(hash: string, vector: Float32Array): void {
     if (!HASH.test(hash)) throw new RangeError(`cache keys are 16 lowercase hex digits, got "${hash}"`);
     if (vector.length !== this.dims) throw new RangeError(`expected a ${this.dims}-d vector, got ${vector.length}`);
-    if (!this.added.has(hash) && !this.loadedIndex.has(hash)) this.addedOnly++;
+    if (!this.added.has(hash) && !this.saved.has(hash)) this.addedOnly++;
     // A copy: the caller's vector may be a view into a larger buffer it reuses or transfers. (slice() copies the
     // view's floats directly; Float32Array.from goes through the iterator, some 40 µs a vector.)
     this.added.set(hash, vector.slice());
@@ -106,163 +167,250 @@ export class EmbeddingCache {
 
   /**
    * Atomic (temp + rename). Keeps every entry in `keep` and drops others only when unreferenced entries outnumber
-   * referenced ones (so flipping a config back and forth stays cheap). Vectors set while it runs are kept.
+   * referenced ones (so flipping a config back and forth stays cheap). Vectors set while it runs are kept. Saved
+   * entries are copied from the current file record by record, each checked first: one damaged since is dropped.
    */
   async save(keep?: ReadonlySet<string>): Promise<void> {
     // Every step that visits each entry runs in turns: a large vault's cache holds hundreds of thousands.
     const turns = new TimeSlices();
-    let hashes = await this.hashes(turns);
-    if (keep) {
-      const referenced: string[] = [];
-      for (const hash of hashes) {
-        if (keep.has(hash)) referenced.push(hash);
+    const setNow = new Map(this.added);
+    let written = 0;
+    for (const hash of this.saved.keys()) {
+      if (!setNow.has(hash) && (!keep || keep.has(hash))) written++;
+      if (turns.due()) await turns.next();
+    }
+    let fromSet = 0;
+    for (const hash of setNow.keys()) if (!keep || keep.has(hash)) fromSet++;
+    const prune = keep !== undefined && this.size - (written + fromSet) > written + fromSet;
+    const kept = (hash: string) => !prune || keep!.has(hash);
+
+    const index = new Map<string, number>();
+    const writer = await RecordWriter.create(this.file, this.modelKey, this.dims);
+    try {
+      if (this.layout) {
+        const handle = await open(this.file, 'r');
+        try {
+          await eachRecordBlock(handle, this.layout, async (bytes, first, count) => {
+            for (let r = 0; r < count; r++) {
+              const at = r * this.layout!.recordBytes;
+              const hash = bytes.toString('hex', at, at + HASH_BYTES);
+              if (this.saved.get(hash) !== first + r || setNow.has(hash) || !kept(hash)) continue;
+              if (this.layout!.version === VERSION ? !checkHolds(bytes, at, this.dims) : !allFinite(floatsAt(bytes, at + HASH_BYTES, this.dims))) continue;
+              index.set(hash, writer.count);
+              const end = at + HASH_BYTES + 4 * this.dims;
+              await writer.add(bytes.subarray(at, end), this.layout!.version === VERSION ? bytes.subarray(end, end + CHECK_BYTES) : undefined);
+            }
+            if (turns.due()) await turns.next();
+          });
+        } finally {
+          await handle.close();
+        }
+      }
+      for (const [hash, vector] of setNow) {
+        if (!kept(hash)) continue;
+        index.set(hash, writer.count);
+        await writer.add(hashAndFloats(hash, vector));
         if (turns.due()) await turns.next();
       }
-      if (hashes.length - referenced.length > referenced.length) hashes = referenced;
-    }
-    const saved: Float32Array[] = [];
-    for (const hash of hashes) {
-      saved.push(this.get(hash)!);
-      if (turns.due()) await turns.next();
-    }
-    const keyBytes = Buffer.from(this.modelKey, 'utf8');
-    const headerBytes = align4(HEADER_BYTES[VERSION] + keyBytes.length);
-    const recordBytes = recordSize(this.dims);
-    const out = Buffer.alloc(headerBytes + hashes.length * recordBytes);
-    MAGIC.copy(out, 0);
-    let at = MAGIC.length;
-    for (const n of [VERSION, this.dims, hashes.length, keyBytes.length]) at = out.writeUInt32LE(n, at);
-    keyBytes.copy(out, HEADER_BYTES[VERSION]);
-    const vectors = new Float32Array(hashes.length * this.dims);
-    for (let i = 0, offset = headerBytes; i < hashes.length; i++, offset += recordBytes) {
-      out.write(hashes[i], offset, HASH_BYTES, 'hex');
-      vectors.set(saved[i], i * this.dims);
-      writeFloats(out, offset + HASH_BYTES, saved[i]);
-      recordCheck(out, offset, this.dims).copy(out, offset + recordBytes - CHECK_BYTES);
-      if (turns.due()) await turns.next();
-    }
-    Buffer.from((await digestBytes(out.subarray(headerBytes))).sha256, 'hex').copy(out, at);
-    await this.writeAtomically(out);
-    // Memory now mirrors the file: one block again, pruned entries gone; what was set meanwhile stays added. Built
-    // aside in turns, then swapped in at once.
-    const loadedIndex = new Map<string, number>();
-    for (const [i, hash] of hashes.entries()) {
-      loadedIndex.set(hash, i);
-      if (turns.due()) await turns.next();
-    }
-    this.loaded = vectors;
-    this.loadedIndex = loadedIndex;
-    for (const [i, hash] of hashes.entries()) if (this.added.get(hash) === saved[i]) this.added.delete(hash);
-    this.addedOnly = 0;
-    for (const hash of this.added.keys()) if (!loadedIndex.has(hash)) this.addedOnly++;
-  }
-
-  private async writeAtomically(out: Buffer): Promise<void> {
-    await mkdir(path.dirname(this.file), { recursive: true });
-    // Whatever is in the file's place and is not a file (a folder: damage) would make every save fail.
-    const existing = await lstat(this.file).catch(() => undefined);
-    if (existing && !existing.isFile()) await rm(this.file, { recursive: true, force: true });
-    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
-      const handle = await open(temp, 'w');
-      try {
-        await handle.writeFile(out);
-        // On disk before the rename, so a crash leaves the old file or the new one, never a torn one.
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, this.file);
+      await writer.finish();
     } catch (e) {
-      await rm(temp, { force: true });
+      await writer.abandon();
       throw e;
     }
-  }
-
-  private async hashes(turns: TimeSlices): Promise<string[]> {
-    const all = [...this.loadedIndex.keys()];
-    for (const hash of this.added.keys()) {
-      if (!this.loadedIndex.has(hash)) all.push(hash);
-      if (turns.due()) await turns.next();
-    }
-    return all;
+    // Memory now mirrors the file: pruned entries gone; what was set meanwhile stays added.
+    this.saved = index;
+    this.layout = writer.layout;
+    for (const [hash, vector] of setNow) if (this.added.get(hash) === vector) this.added.delete(hash);
+    this.addedOnly = 0;
+    for (const hash of this.added.keys()) if (!index.has(hash)) this.addedOnly++;
   }
 }
 
 const align4 = (n: number) => (n + 3) & ~3;
-const recordSize = (dims: number, version = VERSION) => HASH_BYTES + 4 * dims + (version === VERSION ? CHECK_BYTES : 0);
+const recordSize = (dims: number, version: number = VERSION) => HASH_BYTES + 4 * dims + (version === VERSION ? CHECK_BYTES : 0);
 
-/** The check of the record at `offset`: the first bytes of the SHA-256 of its hash and floats. */
-function recordCheck(bytes: Buffer, offset: number, dims: number): Buffer {
-  return createHash('sha256')
-    .update(bytes.subarray(offset, offset + HASH_BYTES + 4 * dims))
-    .digest()
-    .subarray(0, CHECK_BYTES);
+/** The check of a record's hash and floats: the first bytes of their SHA-256. */
+function recordCheck(hashAndFloats: Buffer): Buffer {
+  return createHash('sha256').update(hashAndFloats).digest().subarray(0, CHECK_BYTES);
 }
 
-/** The file's good vectors in one block, or why none of the file can be used. */
-async function decode(bytes: Buffer, modelKey: string, dims: number): Promise<Decoded | string> {
-  if (bytes.length < HEADER_BYTES[LEGACY_VERSION] || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'not an embedding cache file';
+/** Whether the version 2 record at `at` holds its check (its floats finite as well). */
+function checkHolds(bytes: Buffer, at: number, dims: number): boolean {
+  const end = at + HASH_BYTES + 4 * dims;
+  return recordCheck(bytes.subarray(at, end)).equals(bytes.subarray(end, end + CHECK_BYTES)) && allFinite(floatsAt(bytes, at + HASH_BYTES, dims));
+}
+
+function hashAndFloats(hash: string, vector: Float32Array): Buffer {
+  const out = Buffer.alloc(HASH_BYTES + 4 * vector.length);
+  out.write(hash, 0, HASH_BYTES, 'hex');
+  writeFloats(out, HASH_BYTES, vector);
+  return out;
+}
+
+/**
+ * Reads a file's complete records a block at a time, in order: `visit(bytes, first record number, records)`. A file
+ * cut short since its layout was read ends early: the records it lost are missing, like damaged ones.
+ */
+async function eachRecordBlock(handle: FileHandle, layout: Layout, visit: (bytes: Buffer, first: number, count: number) => Promise<void> | void): Promise<void> {
+  const bytes = Buffer.alloc(BLOCK_RECORDS * layout.recordBytes);
+  for (let first = 0; first < layout.records; first += BLOCK_RECORDS) {
+    const wanted = Math.min(BLOCK_RECORDS, layout.records - first);
+    const { bytesRead } = await handle.read(bytes, 0, wanted * layout.recordBytes, layout.headerBytes + first * layout.recordBytes);
+    const count = Math.floor(bytesRead / layout.recordBytes);
+    if (count > 0) await visit(bytes, first, count);
+    if (count < wanted) return;
+  }
+}
+
+/**
+ * A version 2 file written to a temporary name, records appended in blocks, its count and digest filled in at the
+ * end; `finish` syncs it and renames it into place, so a crash leaves the old file or the new one, never a torn one.
+ */
+class RecordWriter {
+  count = 0;
+  private readonly digest = createHash('sha256');
+  private readonly block: Buffer;
+  private used = 0;
+  private at: number;
+
+  private constructor(
+    private readonly file: string,
+    private readonly temp: string,
+    private readonly handle: FileHandle,
+    readonly layout: Layout,
+  ) {
+    this.block = Buffer.alloc(BLOCK_RECORDS * layout.recordBytes);
+    this.at = layout.headerBytes;
+  }
+
+  static async create(file: string, modelKey: string, dims: number): Promise<RecordWriter> {
+    await mkdir(path.dirname(file), { recursive: true });
+    // Whatever is in the file's place and is not a file (a folder: damage) would make every save fail.
+    const existing = await lstat(file).catch(() => undefined);
+    if (existing && !existing.isFile()) await rm(file, { recursive: true, force: true });
+    const keyBytes = Buffer.from(modelKey, 'utf8');
+    const layout: Layout = { version: VERSION, headerBytes: align4(HEADER_BYTES[VERSION] + keyBytes.length), recordBytes: recordSize(dims), records: 0 };
+    const header = Buffer.alloc(layout.headerBytes);
+    MAGIC.copy(header, 0);
+    let at = MAGIC.length;
+    for (const n of [VERSION, dims, 0, keyBytes.length]) at = header.writeUInt32LE(n, at);
+    keyBytes.copy(header, HEADER_BYTES[VERSION]);
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.write(header, 0, header.length, 0);
+    } catch (e) {
+      await handle.close();
+      await rm(temp, { force: true });
+      throw e;
+    }
+    return new RecordWriter(file, temp, handle, layout);
+  }
+
+  /** Appends a record: its hash and floats, and their check (worked out here unless given: one already verified). */
+  async add(hashAndFloats: Buffer, check = recordCheck(hashAndFloats)): Promise<void> {
+    const at = this.used * this.layout.recordBytes;
+    hashAndFloats.copy(this.block, at);
+    check.copy(this.block, at + hashAndFloats.length);
+    this.used++;
+    this.count++;
+    if (this.used === BLOCK_RECORDS) await this.flush();
+  }
+
+  async finish(): Promise<void> {
+    await this.flush();
+    const fields = Buffer.alloc(4);
+    fields.writeUInt32LE(this.count);
+    await this.handle.write(fields, 0, 4, COUNT_AT);
+    await this.handle.write(this.digest.digest(), 0, DIGEST_BYTES, DIGEST_AT);
+    this.layout.records = this.count;
+    await this.handle.sync();
+    await this.handle.close();
+    try {
+      await rename(this.temp, this.file);
+    } catch (e) {
+      await rm(this.temp, { force: true });
+      throw e;
+    }
+  }
+
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => {});
+    await rm(this.temp, { force: true });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const bytes = this.block.subarray(0, this.used * this.layout.recordBytes);
+    this.digest.update(bytes);
+    await this.handle.write(bytes, 0, bytes.length, this.at);
+    this.at += bytes.length;
+    this.used = 0;
+  }
+}
+
+/** Reads a file's header and records: which records are good, or why none of the file can be used. */
+async function scan(handle: FileHandle, size: number, modelKey: string, dims: number): Promise<Scanned | string> {
+  const fixed = Buffer.alloc(HEADER_BYTES[VERSION]);
+  const { bytesRead } = await handle.read(fixed, 0, fixed.length, 0);
+  if (bytesRead < HEADER_BYTES[LEGACY_VERSION] || !fixed.subarray(0, MAGIC.length).equals(MAGIC)) return 'not an embedding cache file';
   let at = MAGIC.length;
-  const [version, fileDims, count, keyLength] = [0, 1, 2, 3].map(() => ((at += 4), bytes.readUInt32LE(at - 4)));
+  const [version, fileDims, count, keyLength] = [0, 1, 2, 3].map(() => ((at += 4), fixed.readUInt32LE(at - 4)));
   if (version !== VERSION && version !== LEGACY_VERSION) return `unsupported cache version ${version}`;
   const fixedHeader = HEADER_BYTES[version];
-  if (fixedHeader + keyLength > bytes.length) return 'truncated header';
-  const fileKey = bytes.toString('utf8', fixedHeader, fixedHeader + keyLength);
+  if (fixedHeader > bytesRead || fixedHeader + keyLength > size) return 'truncated header';
+  const keyBytes = Buffer.alloc(keyLength);
+  await handle.read(keyBytes, 0, keyLength, fixedHeader);
+  const fileKey = keyBytes.toString('utf8');
   if (fileKey !== modelKey) return `written for another model (${fileKey}, now ${modelKey})`;
   if (fileDims !== dims) return `written for ${fileDims}-d vectors, the model has ${dims}`;
   const headerBytes = align4(fixedHeader + keyLength);
   const recordBytes = recordSize(dims, version);
+  const complete = Math.max(0, Math.floor((size - headerBytes) / recordBytes));
+  const layout: Layout = { version, headerBytes, recordBytes, records: complete };
   if (version === LEGACY_VERSION) {
     const expected = headerBytes + count * recordBytes;
-    if (bytes.length !== expected) return `${bytes.length < expected ? 'truncated' : 'has trailing bytes'} (${bytes.length} bytes, expected ${expected} for ${count} entries)`;
-    const decoded = await readRecords(bytes, headerBytes, count, dims, recordBytes, false);
-    return decoded.problem ? `damaged (${decoded.problem})` : decoded;
+    if (size !== expected) return `${size < expected ? 'truncated' : 'has trailing bytes'} (${size} bytes, expected ${expected} for ${count} entries)`;
+    const read = await readRecords(handle, layout, dims, false);
+    return read.problem ? `damaged (${read.problem})` : { layout, index: read.index };
   }
   // Records check themselves: a count or length that disagrees only means fewer (or more) of them are complete.
-  const complete = Math.floor((bytes.length - headerBytes) / recordBytes);
-  const wellFormed = complete === count && headerBytes + complete * recordBytes === bytes.length;
-  const digest = bytes.subarray(MAGIC.length + 4 * 4, MAGIC.length + 4 * 4 + DIGEST_BYTES).toString('hex');
-  const intact = wellFormed && (await digestBytes(bytes.subarray(headerBytes))).sha256 === digest;
-  const decoded = await readRecords(bytes, headerBytes, complete, dims, recordBytes, !intact);
-  const problems = [
-    ...(wellFormed ? [] : [`${bytes.length} bytes, ${complete} complete entries of the ${count} listed`]),
-    ...(decoded.problem ? [decoded.problem] : []),
-  ];
+  const wellFormed = complete === count && headerBytes + complete * recordBytes === size;
+  const stored = fixed.subarray(DIGEST_AT, DIGEST_AT + DIGEST_BYTES);
+  // One pass when the digest holds (the usual case); a second, checking each record, when it does not.
+  let read = await readRecords(handle, layout, dims, false, wellFormed ? createHash('sha256') : undefined);
+  const intact = wellFormed && read.digest!.equals(stored);
+  if (!intact) read = await readRecords(handle, layout, dims, true);
+  const problems = [...(wellFormed ? [] : [`${size} bytes, ${complete} complete entries of the ${count} listed`]), ...(read.problem ? [read.problem] : [])];
   if (!intact && problems.length === 0) problems.push('file checksum mismatch, every entry checked and kept');
-  return { ...decoded, problem: problems.join('; ') || undefined };
+  return { layout, index: read.index, problem: problems.join('; ') || undefined };
 }
 
-/** Reads `count` records, dropping any that fail their check (when `checkEach`) or hold non-finite values. */
-async function readRecords(bytes: Buffer, headerBytes: number, count: number, dims: number, recordBytes: number, checkEach: boolean): Promise<Decoded> {
-  const vectors = new Float32Array(count * dims);
+/**
+ * The file's good records (finite floats, the first of any duplicate hash, and when `checkEach` holding their check),
+ * by hash; with `digest`, every record's bytes go through it.
+ */
+async function readRecords(handle: FileHandle, layout: Layout, dims: number, checkEach: boolean, digest?: ReturnType<typeof createHash>): Promise<{ index: Map<string, number>; problem?: string; digest?: Buffer }> {
   const index = new Map<string, number>();
   let damaged = 0;
   let duplicates = 0;
   const turns = new TimeSlices();
-  for (let i = 0, offset = headerBytes; i < count; i++, offset += recordBytes) {
-    if (checkEach && !recordCheck(bytes, offset, dims).equals(bytes.subarray(offset + recordBytes - CHECK_BYTES, offset + recordBytes))) {
-      damaged++;
-      continue;
+  await eachRecordBlock(handle, layout, async (bytes, first, count) => {
+    digest?.update(bytes.subarray(0, count * layout.recordBytes));
+    for (let r = 0; r < count; r++) {
+      const at = r * layout.recordBytes;
+      if (checkEach ? !checkHolds(bytes, at, dims) : !allFinite(floatsAt(bytes, at + HASH_BYTES, dims))) {
+        damaged++;
+        continue;
+      }
+      const hash = bytes.toString('hex', at, at + HASH_BYTES);
+      if (index.has(hash)) duplicates++;
+      else index.set(hash, first + r);
     }
-    const hash = bytes.toString('hex', offset, offset + HASH_BYTES);
-    if (index.has(hash)) {
-      duplicates++;
-      continue;
-    }
-    const slot = index.size;
-    const into = vectors.subarray(slot * dims, (slot + 1) * dims);
-    readFloats(bytes, offset + HASH_BYTES, into);
-    if (!allFinite(into)) {
-      damaged++;
-      continue;
-    }
-    index.set(hash, slot);
     if (turns.due()) await turns.next();
-  }
+  });
   const problems = [...(damaged ? [`${damaged} damaged entries dropped`] : []), ...(duplicates ? [`${duplicates} duplicate entries dropped`] : [])];
-  // Kept entries are packed at the front: the block shrinks to them.
-  return { vectors: index.size === count ? vectors : vectors.slice(0, index.size * dims), index, ...(problems.length ? { problem: problems.join(', ') } : {}) };
+  return { index, ...(problems.length ? { problem: problems.join(', ') } : {}), ...(digest ? { digest: digest.digest() } : {}) };
 }
 
 function allFinite(values: Float32Array): boolean {
@@ -270,12 +418,16 @@ function allFinite(values: Float32Array): boolean {
   return true;
 }
 
+/** The floats at `offset`: a view when aligned on a little-endian host, else a copy. */
+function floatsAt(bytes: Buffer, offset: number, dims: number): Float32Array {
+  if (LITTLE_ENDIAN_HOST && (bytes.byteOffset + offset) % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset + offset, dims);
+  const out = new Float32Array(dims);
+  for (let k = 0; k < dims; k++) out[k] = bytes.readFloatLE(offset + 4 * k);
+  return out;
+}
+
 function readFloats(bytes: Buffer, offset: number, into: Float32Array) {
-  if (LITTLE_ENDIAN_HOST && (bytes.byteOffset + offset) % 4 === 0) {
-    into.set(new Float32Array(bytes.buffer, bytes.byteOffset + offset, into.length));
-  } else {
-    for (let k = 0; k < into.length; k++) into[k] = bytes.readFloatLE(offset + 4 * k);
-  }
+  into.set(floatsAt(bytes, offset, into.length));
 }
 
 function writeFloats(out: Buffer, offset: number, vector: Float32Array) {

@@ -200,7 +200,7 @@ export class VaultIndexer {
       const counts = await timed('embed', () => this.embedMissing(orphaned, () => {}));
       embedded += counts.embedded;
       cached += counts.cached;
-      await timed('index', () => this.applyVectors(orphaned));
+      await timed('index', () => this.applyVectors(orphaned, counts.vectors));
     }
     let touched = 0;
     const runStarted = performance.now();
@@ -218,7 +218,7 @@ export class VaultIndexer {
         const counts = await timed('embed', () => this.embedMissing(changed, (done, total) => progress('embed', from + (total ? (done / total) * size : size))));
         embedded += counts.embedded;
         cached += counts.cached;
-        await timed('index', () => this.applyVectors(changed));
+        await timed('index', () => this.applyVectors(changed, counts.vectors));
       } finally {
         embeddingBatch = false;
       }
@@ -431,35 +431,37 @@ export class VaultIndexer {
     return `${Number((bytes / 1e6).toPrecision(3))} MB, over the ${limit / 1e6} MB limit set by [vault] max_note_mb: not indexed`;
   }
 
-  private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number }> {
+  /** The vectors of the changed notes' chunks, by chunk hash: read from the cache, or embedded (and cached). */
+  private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number; vectors: Map<string, Float32Array> }> {
     const { embedder } = this.deps;
     const cache = await this.deps.cache;
-    const missing = new Map<string, string>();
+    const texts = new Map<string, string>();
+    for (const { chunks } of changed) for (const chunk of chunks) if (hasShownText(chunk)) texts.set(chunk.hash, chunk.content);
+    const vectors = new Map<string, Float32Array>();
+    const known = [...texts.keys()].filter((hash) => cache.has(hash));
+    // A cached vector that cannot be read back (its file damaged since it was opened) is embedded again.
+    (await cache.read(known)).forEach((vector, i) => vector && vectors.set(known[i], vector));
     let cached = 0;
-    for (const { chunks } of changed) {
-      for (const chunk of chunks) {
-        if (!hasShownText(chunk)) continue;
-        if (cache.get(chunk.hash)) cached++;
-        else missing.set(chunk.hash, chunk.content);
-      }
-    }
+    for (const { chunks } of changed) for (const chunk of chunks) if (hasShownText(chunk) && vectors.has(chunk.hash)) cached++;
+    const missing = new Map([...texts].filter(([hash]) => !vectors.has(hash)));
     const hashes = [...missing.keys()];
-    if (hashes.length === 0) return { embedded: 0, cached };
+    if (hashes.length === 0) return { embedded: 0, cached, vectors };
     onProgress(0, hashes.length);
     this.pendingEmbeddings += hashes.length;
     try {
       // Chunk texts are passages: the model's passage prefix, not its query prefix (e5's "passage: ").
       const embedPassages = embedder.embedPassages?.bind(embedder) ?? embedder.embed.bind(embedder);
-      const vectors = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
+      const embedded = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
       const turns = new TimeSlices();
       for (const [i, hash] of hashes.entries()) {
-        cache.set(hash, vectors[i]);
+        cache.set(hash, embedded[i]);
+        vectors.set(hash, embedded[i]);
         if (turns.due()) await turns.next();
       }
     } finally {
       this.pendingEmbeddings -= hashes.length;
     }
-    return { embedded: hashes.length, cached };
+    return { embedded: hashes.length, cached, vectors };
   }
 
   /**
@@ -523,14 +525,13 @@ export class VaultIndexer {
    * Second stage: vectors of the chunks still current, in turns. Each step looks at the store as it is then: the
    * next batch is indexed meanwhile, and may have replaced some (a note showing a block that changed).
    */
-  private async applyVectors(changed: ChangedNote[]): Promise<void> {
+  private async applyVectors(changed: ChangedNote[], vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
     const { state } = this.deps;
-    const cache = await this.deps.cache;
     const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
     const turns = new TimeSlices();
     for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {
       const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
-      state.vectors.upsert(current.map((c) => ({ id: c.id, vector: cache.get(c.hash)! })));
+      state.vectors.upsert(current.map((c) => ({ id: c.id, vector: vectors.get(c.hash)! })));
       if (turns.due()) await turns.next();
     }
   }

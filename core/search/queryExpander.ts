@@ -56,19 +56,20 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
     const added = [...words].filter((w) => !this.indexed.has(w) && !this.unknown.has(w)).sort();
     // Hashed once: tens of thousands of words on a first build.
     const hashes = new Map(added.map((w) => [w, termHash(w)]));
-    const missing = added.filter((w) => !cache.get(hashes.get(w)!));
+    const missing = added.filter((w) => !cache.has(hashes.get(w)!));
     if (missing.length) {
       const vectors = await this.embedder.embed(missing);
       missing.forEach((w, i) => cache.set(hashes.get(w)!, vectors[i]));
     }
+    const read = await cache.read(added.map((w) => hashes.get(w)!));
     const empty = await emptyTextVector(this.embedder);
     // No await below: a search sees the vocabulary before this build or after it, never half of it.
     const gone = [...this.indexed].filter((w) => !words.has(w));
     for (const word of this.unknown) if (!words.has(word)) this.unknown.delete(word);
     const items: Array<{ id: string; vector: Float32Array }> = [];
-    for (const word of added) {
-      const vector = cache.get(hashes.get(word)!);
-      if (!vector) continue; // pruned meanwhile: the next build embeds it again
+    for (const [i, word] of added.entries()) {
+      const vector = read[i];
+      if (!vector) continue; // unreadable (its file damaged since): the next build embeds it again
       // Words the model does not know embed like empty text: they have no neighbours to offer.
       if (isEmptyLike(vector, empty)) this.unknown.add(word);
       else items.push({ id: word, vector });
@@ -109,10 +110,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
   private async embedUnseen(words: string[]): Promise<void> {
     const unseen = words.filter((w) => !this.queryVectors.has(w));
     const fromVocabulary = unseen.filter((w) => this.indexed.has(w));
-    if (fromVocabulary.length) {
-      const cache = await this.cache;
-      for (const word of fromVocabulary) this.queryVectors.set(word, cache.get(termHash(word)) ?? null);
-    }
+    for (const word of fromVocabulary) this.queryVectors.set(word, this.index?.vectorOf(word) ?? null);
     const toEmbed = unseen.filter((w) => !this.indexed.has(w));
     if (toEmbed.length === 0) return;
     const [vectors, empty] = await Promise.all([this.embedder.embed(toEmbed), emptyTextVector(this.embedder)]);
