@@ -76,6 +76,25 @@ describe('the text store of the note store', () => {
     assert.equal(loaded.note('a.md')!.chunks[2].blank, true);
   });
 
+  it('keeps no links on stored chunks (the link graph has them), in memory or on disk, and drops those of an older store', async () => {
+    const store = new NoteStore();
+    const record = note('l', [{ text: 'see [[other]]' }]);
+    record.chunks[0].links = [{ kind: 'wikilink', target: 'other', start: 4, end: 13 }];
+    store.put(record);
+    assert.ok(!('links' in store.note('l.md')!.chunks[0]));
+    assert.equal(record.chunks[0].links.length, 1, 'the record handed over keeps its links for the graph');
+    const dir = path.join(root, 'links');
+    (await store.save(dir)).commit();
+    const lines = (await readFile(path.join(dir, NOTES_FILE), 'utf8')).trim().split('\n');
+    assert.ok(!lines[1].includes('"links"'), 'none written');
+    // A notes file written when every chunk kept its links.
+    const older = JSON.parse(lines[1]);
+    older.chunks[0].links = [{ kind: 'wikilink', target: 'other', start: 4, end: 13 }];
+    const loaded = await NoteStore.read(Buffer.from(`${lines[0]}\n${JSON.stringify(older)}\n`), path.join(dir, TEXTS_FILE));
+    assert.ok(!('links' in loaded.note('l.md')!.chunks[0]));
+    assert.deepEqual(await textsOf(loaded, 'l.md'), [{ text: 'see [[other]]' }]);
+  });
+
   it('a text store damaged under an open index throws TextStoreCorruptError when read; a notes file without text places is corrupt', async () => {
     const store = new NoteStore();
     store.put(note('c', [{ text: 'gamma' }, { text: 'delta' }]));

@@ -13,7 +13,7 @@ import type { FileDigest } from '../embedding/fileDigest.js';
  * A chunk as the index keeps it: everything but what the note record already holds, `content` and `overlap`
  * (derivable) and its texts, which are in the generation's text store (read them through `NoteStore.texts`).
  */
-export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'overlap' | 'title' | 'aliases' | 'frontmatter' | 'mtime' | 'text' | 'displayText'> & {
+export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'overlap' | 'title' | 'aliases' | 'frontmatter' | 'mtime' | 'text' | 'displayText' | 'links'> & {
   /** Where its texts are in the text store (-1 while they are still pending: put since the last save). */
   textAt: number;
   textBytes: number;
@@ -22,10 +22,11 @@ export type StoredChunk = Omit<Chunk, 'docId' | 'content' | 'overlap' | 'title' 
 };
 
 /**
- * A chunk as the indexer hands it over: with its texts (`displayText` only when it differs from `text`); `overlap`,
- * if given, is not kept (only `content` holds it, and that is embedded and indexed already).
+ * A chunk as the indexer hands it over: with its texts (`displayText` only when it differs from `text`) and its
+ * links. `overlap`, if given, is not kept (only `content` holds it, and that is embedded and indexed already), nor
+ * are the links: the link graph takes them (`graphNoteOf`) and keeps them.
  */
-export type NewChunk = Omit<StoredChunk, 'textAt' | 'textBytes' | 'blank'> & ChunkTexts & { overlap?: string };
+export type NewChunk = Omit<StoredChunk, 'textAt' | 'textBytes' | 'blank'> & ChunkTexts & Pick<Chunk, 'links'> & { overlap?: string };
 
 /** One indexed note: file identity (to skip unchanged files), metadata, and its chunks. */
 export interface NoteRecord {
@@ -113,7 +114,7 @@ export class NoteStore {
   /** Adds or replaces a note, keeping its chunks' texts until the next save; returns the ids of the chunks it replaced. */
   put(record: NewNoteRecord): string[] {
     const texts: ChunkTexts[] = [];
-    const chunks = record.chunks.map(({ text, displayText, overlap: _overlap, ...chunk }) => {
+    const chunks = record.chunks.map(({ text, displayText, overlap: _overlap, links: _links, ...chunk }) => {
       const shown = displayText === undefined ? { text } : { text, displayText };
       texts.push(shown);
       return { ...chunk, textAt: -1, textBytes: 0, ...(hasShownText(shown) ? {} : { blank: true as const }) };
@@ -261,6 +262,8 @@ export class NoteStore {
   private add(record: NoteRecord): string[] {
     const removed = this.delete(record.path);
     for (const chunk of record.chunks) {
+      // Stores written before the link graph alone kept links have them on every chunk.
+      if ('links' in chunk) delete (chunk as { links?: unknown }).links;
       chunk.headerPath = this.shared(chunk.headerPath);
       chunk.tags = this.shared(chunk.tags);
       for (const part of chunk.parts ?? []) part.headerPath = this.shared(part.headerPath);
@@ -300,12 +303,12 @@ function sectionKey(id: string): string {
 }
 
 /** The links of all chunks of a note. */
-export function noteLinks(record: { chunks: ReadonlyArray<Pick<StoredChunk, 'links'>> }): NoteLink[] {
+export function noteLinks(record: { chunks: ReadonlyArray<Pick<NewChunk, 'links'>> }): NoteLink[] {
   return record.chunks.flatMap((c) => c.links);
 }
 
 /** A note as the link graph takes it: its links, and its block ids and references (a `((uuid))` links to the block's note). */
-export function graphNoteOf(record: Pick<NoteRecord, 'path' | 'title' | 'aliases'> & { chunks: ReadonlyArray<Pick<StoredChunk, 'links' | 'blockIds' | 'blockRefs'>> }): GraphNote {
+export function graphNoteOf(record: Pick<NoteRecord, 'path' | 'title' | 'aliases'> & { chunks: ReadonlyArray<Pick<NewChunk, 'links' | 'blockIds' | 'blockRefs'>> }): GraphNote {
   return {
     path: record.path,
     title: record.title,

@@ -11,6 +11,7 @@ import { tokenizeForSearch } from '../searchTokenizer.js';
 import { extractField, FIELDS, type KeywordDoc } from './keywordDocs.js';
 import { TimeSlices } from '../../process/timeSlices.js';
 import { forEachPosting, PackedPostings } from './packedPostings.js';
+import { FieldLengthTable } from './fieldLengthTable.js';
 
 /** Field id → (chunk short id → term frequency). */
 export type TermPostings = Map<number, Map<number, number>>;
@@ -117,13 +118,12 @@ export class ChunkPostings {
    * every candidate term while any are left.
    */
   private readonly liveCounts = new WeakMap<Map<number, number>, { changes: number; count: number }>();
+  /** MiniSearch's field lengths, in typed arrays (see fieldLengthTable.ts). */
+  private readonly lengths = new FieldLengthTable(FIELDS.length);
   /**
-   * MiniSearch's field lengths again, by short id in rows of FIELDS.length, and which chunks are live: scoring reads
-   * them for every posting of a query's words, and a typed array read is some 10x faster than its Map's lookup.
-   * 16 bits hold any length: a field's distinct terms are at most half its characters, and a chunk's at most
-   * [chunking] max_chunk_chars (100,000).
+   * Which chunks are live, by short id: scoring reads it for every posting of a query's words, and a typed array
+   * read is some 10x faster than a Map's lookup.
    */
-  private lengths = new Uint16Array(0);
   private live = new Uint8Array(0);
 
   /**
@@ -142,6 +142,7 @@ export class ChunkPostings {
     private readonly vacuumTurnMs?: number,
   ) {
     this.m = internals(mini);
+    this.m._fieldLength = this.lengths;
     packAsTheyGrow(mini, this.m, () => this.termsSeen);
   }
 
@@ -268,21 +269,14 @@ export class ChunkPostings {
     this.m._dirtCount -= dirt;
   }
 
-  /** Copies a live chunk's field lengths into the table. */
+  /** Seals a chunk just added (or loaded) into the field-length table, and counts it live. */
   private tabulate(doc: number): void {
-    const fields = FIELDS.length;
+    this.lengths.seal();
     if (doc >= this.live.length) {
-      const rows = Math.max(1024, doc + 1, this.live.length * 2);
-      const lengths = new Uint16Array(rows * fields);
-      lengths.set(this.lengths);
-      const live = new Uint8Array(rows);
+      const live = new Uint8Array(Math.max(1024, doc + 1, this.live.length * 2));
       live.set(this.live);
-      this.lengths = lengths;
       this.live = live;
     }
-    const row = this.m._fieldLength.get(doc)!;
-    // Clamped rather than wrapped, should a field ever pass 16 bits.
-    for (let f = 0; f < fields; f++) this.lengths[doc * fields + f] = Math.min(row[f] ?? 0, 0xffff);
     this.live[doc] = 1;
   }
 
@@ -307,7 +301,7 @@ export class ChunkPostings {
 
   /** A live chunk's length in a field (its count of distinct terms there). */
   lengthIn(doc: number, fieldId: number): number {
-    return this.lengths[doc * FIELDS.length + fieldId]!;
+    return this.lengths.lengthAt(doc, fieldId);
   }
 
   averageFieldLength(fieldId: number): number {
