@@ -5,7 +5,9 @@ import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
 import { KEYWORD_FIELD_BOOSTS, KeywordIndex, KeywordIndexCorruptError, type KeywordDoc } from '../core/indices/keyword/keywordIndex.js';
-import { readKeywordIndex } from '../core/indices/keyword/keywordIndexFile.js';
+import { keywordIndexLines, readKeywordIndex } from '../core/indices/keyword/keywordIndexFile.js';
+import { ChunkPostings } from '../core/indices/keyword/miniSearchInternals.js';
+import { TitleKeys } from '../core/indices/keyword/keywordDocs.js';
 import { searchChunks } from '../core/indices/keyword/bm25Scorer.js';
 
 function doc(id: string, content: string, extra: Partial<KeywordDoc> = {}): KeywordDoc {
@@ -367,6 +369,32 @@ describe('serialisation', () => {
     assert.ok(encoded('common') && encoded('sparse'), 'scoring and live counts left them encoded');
     index.addAll([doc('big#300', 'common')]);
     assert.ok(!encoded('common') && encoded('sparse'), 'an edit decodes only the postings it changes');
+  });
+
+  test('a save leaves the index that built it holding long postings as the file does, encoded until an edit needs them', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => doc(`big#${i}`, `common words ${i % 7 === 0 ? 'sparse' : 'plain'} word${i}`));
+    const built = ChunkPostings.create();
+    built.addAll(many);
+    const titles = new TitleKeys();
+    const encoded = (term: string) => [...built.postings(term)!.values()].every((postings) => (postings as { unreadBase64?(): string | undefined }).unreadBase64?.() !== undefined);
+    const queries = ['common', 'sparse words', 'comm', 'spars', 'word42'];
+    const before = queries.map((query) => searchChunks(built, titles, query, 20));
+    assert.ok(!encoded('common'), 'built in memory: packed pairs');
+    let first = '';
+    for await (const piece of keywordIndexLines(built, titles)) first += piece;
+    assert.ok(encoded('common') && encoded('sparse'), 'long lists swapped for their encoding');
+    queries.forEach((query, i) => assert.deepEqual(searchChunks(built, titles, query, 20), before[i], query));
+    assert.ok(encoded('common') && encoded('sparse'), 'queries count and score them without decoding them');
+    let second = '';
+    for await (const piece of keywordIndexLines(built, titles)) second += piece;
+    assert.equal(second, first, 'saved again byte for byte');
+    built.addAll([doc('big#300', 'common')]);
+    assert.ok(!encoded('common') && encoded('sparse'), 'an edit decodes only the postings it changes');
+    const hits = searchChunks(built, titles, 'common', 400);
+    assert.equal(hits.length, 301);
+    const { index: loaded, titles: loadedTitles } = await readKeywordIndex(Buffer.from(second));
+    loaded.addAll([doc('big#300', 'common')]);
+    assert.deepEqual(searchChunks(loaded, loadedTitles, 'common', 400), hits, 'the same postings as an index loaded from the file');
   });
 
   test('loaded postings (varint bytes until used) write back byte for byte, and take edits like the original', async () => {

@@ -46,6 +46,9 @@ interface Layout {
   recordBytes: number;
   /** Complete records in the file, good or not. */
   records: number;
+  /** Whether the records held the file's digest when it was read (version 2 only), and that digest. */
+  intact: boolean;
+  digest?: Buffer;
 }
 
 interface Scanned {
@@ -168,48 +171,54 @@ export class EmbeddingCache {
   /**
    * Atomic (temp + rename). Keeps every entry in `keep` and drops others only when unreferenced entries outnumber
    * referenced ones (so flipping a config back and forth stays cheap). Vectors set while it runs are kept. Saved
-   * entries are copied from the current file record by record, each checked first: one damaged since is dropped.
+   * entries are copied from the current file a block at a time; should the file no longer match its digest (damaged
+   * since it was read), each record is checked instead and one that fails is dropped.
    */
   async save(keep?: ReadonlySet<string>): Promise<void> {
-    // Every step that visits each entry runs in turns: a large vault's cache holds hundreds of thousands.
+    // Every step that visits each entry runs in turns: a large vault's cache holds hundreds of thousands. Nothing
+    // is allocated per entry on the usual path: a live service saves after every few edits.
     const turns = new TimeSlices();
     const setNow = new Map(this.added);
-    let written = 0;
+    let referenced = 0;
     for (const hash of this.saved.keys()) {
-      if (!setNow.has(hash) && (!keep || keep.has(hash))) written++;
+      if (!setNow.has(hash) && (!keep || keep.has(hash))) referenced++;
       if (turns.due()) await turns.next();
     }
-    let fromSet = 0;
-    for (const hash of setNow.keys()) if (!keep || keep.has(hash)) fromSet++;
-    const prune = keep !== undefined && this.size - (written + fromSet) > written + fromSet;
+    for (const hash of setNow.keys()) if (!keep || keep.has(hash)) referenced++;
+    const prune = keep !== undefined && this.size - referenced > referenced;
     const kept = (hash: string) => !prune || keep!.has(hash);
+    // The saved records to copy, by record number, with their hashes.
+    const records: number[] = [];
+    const hashes: string[] = [];
+    for (const hash of this.saved.keys()) {
+      if (!setNow.has(hash) && kept(hash)) {
+        records.push(this.saved.get(hash)!);
+        hashes.push(hash);
+      }
+      if (turns.due()) await turns.next();
+    }
+    if (records.some((record, i) => i > 0 && record < records[i - 1])) {
+      const order = records.map((_, i) => i).sort((a, b) => records[a] - records[b]);
+      const [byRecord, byHash] = [order.map((i) => records[i]), order.map((i) => hashes[i])];
+      records.splice(0, records.length, ...byRecord);
+      hashes.splice(0, hashes.length, ...byHash);
+    }
 
-    const index = new Map<string, number>();
-    const writer = await RecordWriter.create(this.file, this.modelKey, this.dims);
+    let writer = await RecordWriter.create(this.file, this.modelKey, this.dims);
+    let copied: Uint8Array | undefined;
     try {
-      if (this.layout) {
-        const handle = await open(this.file, 'r');
-        try {
-          await eachRecordBlock(handle, this.layout, async (bytes, first, count) => {
-            for (let r = 0; r < count; r++) {
-              const at = r * this.layout!.recordBytes;
-              const hash = bytes.toString('hex', at, at + HASH_BYTES);
-              if (this.saved.get(hash) !== first + r || setNow.has(hash) || !kept(hash)) continue;
-              if (this.layout!.version === VERSION ? !checkHolds(bytes, at, this.dims) : !allFinite(floatsAt(bytes, at + HASH_BYTES, this.dims))) continue;
-              index.set(hash, writer.count);
-              const end = at + HASH_BYTES + 4 * this.dims;
-              await writer.add(bytes.subarray(at, end), this.layout!.version === VERSION ? bytes.subarray(end, end + CHECK_BYTES) : undefined);
-            }
-            if (turns.due()) await turns.next();
-          });
-        } finally {
-          await handle.close();
+      const layout = this.layout;
+      if (layout && records.length) {
+        copied = await copyRecords(this.file, layout, records, writer, this.dims, !layout.intact, turns);
+        if (!copied) {
+          await writer.abandon();
+          writer = await RecordWriter.create(this.file, this.modelKey, this.dims);
+          copied = (await copyRecords(this.file, layout, records, writer, this.dims, true, turns))!;
         }
       }
       for (const [hash, vector] of setNow) {
-        if (!kept(hash)) continue;
-        index.set(hash, writer.count);
-        await writer.add(hashAndFloats(hash, vector));
+        if (kept(hash)) writer.add(hashAndFloats(hash, vector));
+        if (writer.due()) await writer.flush();
         if (turns.due()) await turns.next();
       }
       await writer.finish();
@@ -217,13 +226,55 @@ export class EmbeddingCache {
       await writer.abandon();
       throw e;
     }
-    // Memory now mirrors the file: pruned entries gone; what was set meanwhile stays added.
+    // Memory now mirrors the file: pruned entries gone; what was set meanwhile stays added. When every saved record
+    // kept its number (nothing pruned, replaced or damaged: the usual case), the map only gains the new ones.
+    const renumbered = records.length !== this.saved.size || records.some((record, i) => record !== i) || (copied !== undefined && copied.includes(0));
+    const index = renumbered ? new Map<string, number>() : this.saved;
+    if (renumbered) {
+      let next = 0;
+      hashes.forEach((hash, i) => copied![i] === 1 && index.set(hash, next++));
+    }
+    let next = index.size;
+    for (const [hash, vector] of setNow) {
+      if (!kept(hash)) continue;
+      index.set(hash, next++);
+      if (this.added.get(hash) === vector) this.added.delete(hash);
+    }
     this.saved = index;
     this.layout = writer.layout;
-    for (const [hash, vector] of setNow) if (this.added.get(hash) === vector) this.added.delete(hash);
     this.addedOnly = 0;
     for (const hash of this.added.keys()) if (!index.has(hash)) this.addedOnly++;
   }
+}
+
+/**
+ * Copies these records (ascending numbers) of a file into `writer`, reading it a block at a time; returns which
+ * were copied (1) or dropped (0). Unless `checkEach`, records are copied as they are and the file's digest is
+ * worked out on the way: undefined when it does not hold (the caller copies again, checking each).
+ */
+async function copyRecords(file: string, layout: Layout, records: readonly number[], writer: RecordWriter, dims: number, checkEach: boolean, turns: TimeSlices): Promise<Uint8Array | undefined> {
+  const copied = new Uint8Array(records.length);
+  const digest = checkEach ? undefined : createHash('sha256');
+  const handle = await open(file, 'r');
+  let next = 0;
+  try {
+    await eachRecordBlock(handle, layout, async (bytes, first, count) => {
+      digest?.update(bytes.subarray(0, count * layout.recordBytes));
+      for (; next < records.length && records[next] < first + count; next++) {
+        const at = (records[next] - first) * layout.recordBytes;
+        if (checkEach && !(layout.version === VERSION ? checkHolds(bytes, at, dims) : allFinite(floatsAt(bytes, at + HASH_BYTES, dims)))) continue;
+        if (layout.version === VERSION) writer.addRecord(bytes, at);
+        else writer.add(bytes.subarray(at, at + HASH_BYTES + 4 * dims));
+        copied[next] = 1;
+        if (writer.due()) await writer.flush();
+      }
+      if (turns.due()) await turns.next();
+    });
+  } finally {
+    await handle.close();
+  }
+  if (digest && !digest.digest().equals(layout.digest!)) return undefined;
+  return copied;
 }
 
 const align4 = (n: number) => (n + 3) & ~3;
@@ -289,7 +340,7 @@ class RecordWriter {
     const existing = await lstat(file).catch(() => undefined);
     if (existing && !existing.isFile()) await rm(file, { recursive: true, force: true });
     const keyBytes = Buffer.from(modelKey, 'utf8');
-    const layout: Layout = { version: VERSION, headerBytes: align4(HEADER_BYTES[VERSION] + keyBytes.length), recordBytes: recordSize(dims), records: 0 };
+    const layout: Layout = { version: VERSION, headerBytes: align4(HEADER_BYTES[VERSION] + keyBytes.length), recordBytes: recordSize(dims), records: 0, intact: false };
     const header = Buffer.alloc(layout.headerBytes);
     MAGIC.copy(header, 0);
     let at = MAGIC.length;
@@ -307,14 +358,21 @@ class RecordWriter {
     return new RecordWriter(file, temp, handle, layout);
   }
 
-  /** Appends a record: its hash and floats, and their check (worked out here unless given: one already verified). */
-  async add(hashAndFloats: Buffer, check = recordCheck(hashAndFloats)): Promise<void> {
-    const at = this.used * this.layout.recordBytes;
+  /** Appends a record from its hash and floats (its check worked out here). Flush when `due`. */
+  add(hashAndFloats: Buffer): void {
+    const at = this.take();
     hashAndFloats.copy(this.block, at);
-    check.copy(this.block, at + hashAndFloats.length);
-    this.used++;
-    this.count++;
-    if (this.used === BLOCK_RECORDS) await this.flush();
+    recordCheck(hashAndFloats).copy(this.block, at + hashAndFloats.length);
+  }
+
+  /** Appends a version 2 record as it is, from `bytes` at `at`. Flush when `due`. */
+  addRecord(bytes: Buffer, at: number): void {
+    bytes.copy(this.block, this.take(), at, at + this.layout.recordBytes);
+  }
+
+  /** Whether the block is full: `flush` before adding more. */
+  due(): boolean {
+    return this.used === BLOCK_RECORDS;
   }
 
   async finish(): Promise<void> {
@@ -322,8 +380,9 @@ class RecordWriter {
     const fields = Buffer.alloc(4);
     fields.writeUInt32LE(this.count);
     await this.handle.write(fields, 0, 4, COUNT_AT);
-    await this.handle.write(this.digest.digest(), 0, DIGEST_BYTES, DIGEST_AT);
-    this.layout.records = this.count;
+    const digest = this.digest.digest();
+    await this.handle.write(digest, 0, DIGEST_BYTES, DIGEST_AT);
+    Object.assign(this.layout, { records: this.count, intact: true, digest });
     await this.handle.sync();
     await this.handle.close();
     try {
@@ -334,12 +393,18 @@ class RecordWriter {
     }
   }
 
+  private take(): number {
+    if (this.used === BLOCK_RECORDS) throw new Error('the record block is full: flush it first');
+    this.count++;
+    return this.used++ * this.layout.recordBytes;
+  }
+
   async abandon(): Promise<void> {
     await this.handle.close().catch(() => {});
     await rm(this.temp, { force: true });
   }
 
-  private async flush(): Promise<void> {
+  async flush(): Promise<void> {
     if (this.used === 0) return;
     const bytes = this.block.subarray(0, this.used * this.layout.recordBytes);
     this.digest.update(bytes);
@@ -367,7 +432,7 @@ async function scan(handle: FileHandle, size: number, modelKey: string, dims: nu
   const headerBytes = align4(fixedHeader + keyLength);
   const recordBytes = recordSize(dims, version);
   const complete = Math.max(0, Math.floor((size - headerBytes) / recordBytes));
-  const layout: Layout = { version, headerBytes, recordBytes, records: complete };
+  const layout: Layout = { version, headerBytes, recordBytes, records: complete, intact: false };
   if (version === LEGACY_VERSION) {
     const expected = headerBytes + count * recordBytes;
     if (size !== expected) return `${size < expected ? 'truncated' : 'has trailing bytes'} (${size} bytes, expected ${expected} for ${count} entries)`;
@@ -381,6 +446,7 @@ async function scan(handle: FileHandle, size: number, modelKey: string, dims: nu
   let read = await readRecords(handle, layout, dims, false, wellFormed ? createHash('sha256') : undefined);
   const intact = wellFormed && read.digest!.equals(stored);
   if (!intact) read = await readRecords(handle, layout, dims, true);
+  Object.assign(layout, { intact, digest: Buffer.from(stored) });
   const problems = [...(wellFormed ? [] : [`${size} bytes, ${complete} complete entries of the ${count} listed`]), ...(read.problem ? [read.problem] : [])];
   if (!intact && problems.length === 0) problems.push('file checksum mismatch, every entry checked and kept');
   return { layout, index: read.index, problem: problems.join('; ') || undefined };

@@ -62,12 +62,43 @@ async function* jsonPieces<T>(open: string, items: Iterable<T>, encode: (item: T
   yield `${piece}${close}`;
 }
 
+/**
+ * Each term's postings per field, encoded. A packed list built in memory (8 bytes a posting, and room to grow) is
+ * swapped for its encoding, as a loaded index holds it (2–3 bytes a posting): after a save the index that built the
+ * vault takes the memory of one opened from its files. A list is decoded again when a chunk is added to it.
+ */
 function* postingRows(index: ChunkPostings): Generator<Array<string | number>> {
   const writer = new VarintWriter();
+  const arena = new EncodedArena();
+  const idLimit = index.idLimit;
   for (const [term, fields] of index.entries()) {
     const row: Array<string | number> = [term];
-    for (const [fieldId, docs] of fields) row.push(fieldId, writer.encodePostings(docs));
+    for (const [fieldId, docs] of fields) {
+      row.push(fieldId, writer.encodePostings(docs));
+      if (docs instanceof PackedPostings && !(docs instanceof LazyPostings)) {
+        const { block, start, end } = arena.place(writer.encoded());
+        fields.set(fieldId, new LazyPostings(block, start, end, idLimit, docs.size));
+      }
+    }
     yield row;
+  }
+}
+
+/** Bytes of encoded postings, copied into shared blocks: one allocation per block, not per list. */
+class EncodedArena {
+  private static readonly BLOCK_BYTES = 1 << 16;
+  private block = new Uint8Array(0);
+  private used = 0;
+
+  place(bytes: Uint8Array): { block: Uint8Array; start: number; end: number } {
+    if (this.used + bytes.length > this.block.length) {
+      this.block = new Uint8Array(Math.max(EncodedArena.BLOCK_BYTES, bytes.length));
+      this.used = 0;
+    }
+    const start = this.used;
+    this.block.set(bytes, start);
+    this.used += bytes.length;
+    return { block: this.block, start, end: this.used };
   }
 }
 
@@ -148,7 +179,7 @@ function loadPostings(index: ChunkPostings, rows: unknown[]): void {
     for (let i = 1; i < row.length; i += 2) {
       const start = offset;
       offset += arena.write(row[i + 1] as string, offset, 'base64');
-      fields.set(row[i] as number, new LazyPostings(arena, start, offset, index.idLimit, reader));
+      fields.set(row[i] as number, new LazyPostings(arena, start, offset, index.idLimit, reader.checkPostings(arena, start, offset, index.idLimit)));
     }
     index.setTerm(row[0] as string, fields);
   }
@@ -193,6 +224,11 @@ class VarintWriter {
     return Buffer.from(this.bytes.buffer, 0, this.length).toString('base64');
   }
 
+  /** The bytes the last `encodePostings` wrote (until the next one), unless it returned a loaded list's own. */
+  encoded(): Uint8Array {
+    return this.bytes.subarray(0, this.length);
+  }
+
   private write(value: number): void {
     if (this.length + 5 > this.bytes.length) {
       const grown = new Uint8Array(this.bytes.length * 2);
@@ -217,16 +253,21 @@ class VarintWriter {
 class LazyPostings extends PackedPostings {
   private encoded: Uint8Array | undefined;
 
+  /** `encodedPairs`: how many postings the bytes hold (`VarintReader.checkPostings` counts those read from a file). */
   constructor(
     encoded: Uint8Array,
     private start: number,
     private end: number,
     private readonly idLimit: number,
-    reader: VarintReader,
+    private readonly encodedPairs: number,
   ) {
     super();
-    reader.checkPostings(encoded, start, end, idLimit);
     this.encoded = encoded;
+  }
+
+  /** Counted without decoding: a query asks how many chunks hold each of its words. */
+  override get size(): number {
+    return this.encoded !== undefined ? this.encodedPairs : super.size;
   }
 
   /** The varint bytes as base64 while they are not yet decoded (as the index file held them), else undefined. */
@@ -277,20 +318,24 @@ class VarintReader {
   private offset = 0;
   private end = 0;
 
-  decodePostings(bytes: Uint8Array, start: number, end: number, idLimit: number, each: (doc: number, frequency: number) => void): void {
+  /** Calls `each` for every posting; returns how many there are. */
+  decodePostings(bytes: Uint8Array, start: number, end: number, idLimit: number, each: (doc: number, frequency: number) => void): number {
     this.seek(bytes, start, end);
     let doc = 0;
+    let pairs = 0;
     while (this.offset < end) {
       doc += this.read();
       const frequency = this.read();
       if (doc >= idLimit || frequency === 0) throw new KeywordIndexCorruptError('keyword index postings are damaged');
       each(doc, frequency);
+      pairs++;
     }
+    return pairs;
   }
 
-  /** Walks the encoding without building anything: throws KeywordIndexCorruptError on damage. */
-  checkPostings(bytes: Uint8Array, start: number, end: number, idLimit: number): void {
-    this.decodePostings(bytes, start, end, idLimit, () => {});
+  /** Walks the encoding without building anything, counting its postings: throws KeywordIndexCorruptError on damage. */
+  checkPostings(bytes: Uint8Array, start: number, end: number, idLimit: number): number {
+    return this.decodePostings(bytes, start, end, idLimit, () => {});
   }
 
   private seek(bytes: Uint8Array, start: number, end: number): void {
