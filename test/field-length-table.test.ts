@@ -36,6 +36,7 @@ describe('FieldLengthTable', () => {
           assert.ok(table.has(doc));
           assert.deepEqual(table.get(doc), row);
           row.forEach((length, f) => assert.equal(table.lengthAt(doc, f), length));
+          assert.equal(table.rowJson(doc), JSON.stringify(row), 'written as MiniSearch writes the row');
         }
         assert.equal(table.get(3001), undefined);
         assert.equal(table.lengthAt(10_000, 0), 0);

@@ -70,8 +70,16 @@ export class FieldLengthTable extends Map<number, number[]> {
     this.rows = 0;
   }
 
+  /** A row as JSON, `[title,aliases,…]`: what MiniSearch's own serialisation writes for it. */
+  rowJson(doc: number): string {
+    const row = this.unsealed?.doc === doc ? this.unsealed.row : undefined;
+    let json = '[';
+    for (let f = 0; f < this.fields; f++) json += `${f === 0 ? '' : ','}${row ? (row[f] ?? null) : this.lengths[doc * this.fields + f]}`;
+    return `${json}]`;
+  }
+
   override *entries(): MapIterator<[number, number[]]> {
-    for (let doc = 0; doc < this.present.length; doc++) if (this.present[doc] === 1) yield [doc, this.get(doc)!];
+    for (const doc of this.keys()) yield [doc, this.get(doc)!];
   }
 
   override [Symbol.iterator](): MapIterator<[number, number[]]> {
@@ -79,7 +87,7 @@ export class FieldLengthTable extends Map<number, number[]> {
   }
 
   override *keys(): MapIterator<number> {
-    for (const [doc] of this.entries()) yield doc;
+    for (let doc = 0; doc < this.present.length; doc++) if (this.present[doc] === 1) yield doc;
   }
 
   override *values(): MapIterator<number[]> {

@@ -42,7 +42,7 @@ export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys
   yield `,"miniSearch":${JSON.stringify(index.plain()).slice(0, -1)},"documentIds":`;
   yield* jsonPieces('{', index.documentIds(), ([key, value]) => `"${key}":${JSON.stringify(value)}`, '}', turns);
   yield ',"fieldLength":';
-  yield* jsonPieces('{', index.fieldLength(), ([key, value]) => `"${key}":${JSON.stringify(value)}`, '}', turns);
+  yield* jsonPieces('{', index.fieldLengthRows(), (doc) => `"${doc}":${index.fieldLengthJson(doc)}`, '}', turns);
   yield '}}\n';
   yield* jsonArrayLines(postingRows(index), TERMS_PER_LINE, turns);
 }

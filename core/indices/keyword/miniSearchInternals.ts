@@ -416,9 +416,14 @@ export class ChunkPostings {
     return this.m._documentIds;
   }
 
-  /** MiniSearch's `fieldLength` table: short id → each field's length. */
-  fieldLength(): Iterable<[number, number[]]> {
-    return this.m._fieldLength;
+  /** MiniSearch's `fieldLength` table: the short ids it has a row for, in order. */
+  fieldLengthRows(): Iterable<number> {
+    return this.lengths.keys();
+  }
+
+  /** A row of the `fieldLength` table as JSON (each field's length), written without an array made for it. */
+  fieldLengthJson(doc: number): string {
+    return this.lengths.rowJson(doc);
   }
 
   private hasLiveChunk(fields: TermPostings): boolean {
