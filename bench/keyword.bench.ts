@@ -86,13 +86,13 @@ console.log(`heap           ${heapIndex.toFixed(0)} MB for the index`);
 const dir = mkdtempSync(path.join(tmpdir(), 'cairn-keyword-bench-'));
 try {
   const writeStarted = performance.now();
-  const pieces: string[] = [];
-  for await (const piece of index.lines()) pieces.push(piece);
+  const pieces: Buffer[] = [];
+  for await (const piece of index.lines()) pieces.push(Buffer.from(piece));
   const writeMs = performance.now() - writeStarted;
   const file = path.join(dir, 'keyword.jsonl');
-  writeFileSync(file, pieces.join(''));
+  writeFileSync(file, Buffer.concat(pieces));
   const bytes = readFileSync(file);
-  console.log(`save           ${seconds(writeMs)}, ${pieces.join('').split('\n').length - 1} lines, ${(bytes.length / 1e6).toFixed(1)} MB`);
+  console.log(`save           ${seconds(writeMs)}, ${bytes.toString().split('\n').length - 1} lines, ${(bytes.length / 1e6).toFixed(1)} MB`);
   const heapBeforeLoad = heapMb();
   let last = performance.now();
   let held = 0;

@@ -361,7 +361,7 @@ describe('serialisation', () => {
     const original = indexOf(many);
     original.remove(['big#7']); // a discarded chunk: live counts are taken by walking the postings
     const { index, titles } = await readKeywordIndex(await bytesOf(original));
-    const encoded = (term: string) => [...index.postings(term)!.values()].every((postings) => 'unreadBase64' in postings && (postings as { unreadBase64(): string | undefined }).unreadBase64() !== undefined);
+    const encoded = (term: string) => [...index.postings(term)!.values()].every((postings) => 'unreadBytes' in postings && (postings as { unreadBytes(): unknown }).unreadBytes() !== undefined);
     assert.ok(encoded('common') && encoded('sparse'));
     for (const query of ['common', 'sparse words', 'comm', 'spars']) {
       assert.deepEqual(searchChunks(index, titles, query, 20), original.search(query, 20), query);
@@ -376,7 +376,7 @@ describe('serialisation', () => {
     const built = ChunkPostings.create();
     built.addAll(many);
     const titles = new TitleKeys();
-    const encoded = (term: string) => [...built.postings(term)!.values()].every((postings) => (postings as { unreadBase64?(): string | undefined }).unreadBase64?.() !== undefined);
+    const encoded = (term: string) => [...built.postings(term)!.values()].every((postings) => (postings as { unreadBytes?(): unknown }).unreadBytes?.() !== undefined);
     const queries = ['common', 'sparse words', 'comm', 'spars', 'word42'];
     const before = queries.map((query) => searchChunks(built, titles, query, 20));
     assert.ok(!encoded('common'), 'built in memory: packed pairs');

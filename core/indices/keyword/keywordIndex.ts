@@ -31,10 +31,10 @@ export class KeywordIndex {
   }
 
   /**
-   * The index as lines of JSON (see keywordIndexFile.ts), in pieces to write one after another. The index must
+   * The index as lines of JSON (see keywordIndexFile.ts), in pieces (text or UTF-8 bytes) to write one after another. The index must
    * not change while they are taken (call `settle()` first: an automatic vacuum in progress would change it).
    */
-  lines(): AsyncGenerator<string> {
+  lines(): AsyncGenerator<string | Uint8Array> {
     return keywordIndexLines(this.index, this.titles);
   }
 

@@ -5,7 +5,7 @@
  * nor needs one giant string. Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
  */
 import type { AsPlainObject } from 'minisearch';
-import { eachLine, jsonArrayLines } from '../lineFile.js';
+import { eachLine } from '../lineFile.js';
 import { FIELDS, TitleKeys } from './keywordDocs.js';
 import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
 import { PackedPostings, pairsInIdOrder } from './packedPostings.js';
@@ -30,7 +30,7 @@ const ENTRIES_PER_PIECE = 5000;
  * The index as lines of JSON, in pieces taken in turns (the event loop runs between them; a long line comes in
  * several pieces). It must not change while they are taken (settle it first: vacuuming changes it).
  */
-export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): AsyncGenerator<string> {
+export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): AsyncGenerator<string | Uint8Array> {
   const turns = new TimeSlices();
   const terms = await index.prepareToSave(turns);
   // The header is one JSON line, written in pieces: its title map and document tables hold entries per chunk.
@@ -44,7 +44,7 @@ export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys
   yield ',"fieldLength":';
   yield* jsonPieces('{', index.fieldLengthRows(), (doc) => `"${doc}":${index.fieldLengthJson(doc)}`, '}', turns);
   yield '}}\n';
-  yield* jsonArrayLines(postingRows(index), TERMS_PER_LINE, turns);
+  yield* postingLines(index, turns);
 }
 
 /** A JSON array or object (`open` … `close`) of `items`, each written by `encode`, in pieces of a few thousand. */
@@ -63,24 +63,93 @@ async function* jsonPieces<T>(open: string, items: Iterable<T>, encode: (item: T
 }
 
 /**
- * Each term's postings per field, encoded. A packed list built in memory (8 bytes a posting, and room to grow) is
- * swapped for its encoding, as a loaded index holds it (2–3 bytes a posting): after a save the index that built the
- * vault takes the memory of one opened from its files. A list is decoded again when a chunk is added to it.
+ * The posting rows, `[["term",fieldId,"<base64 varints>",…],…]`, TERMS_PER_LINE terms a line, written straight
+ * into bytes: no string or array per list, which a save made for every term after every edit (most of its garbage).
+ * A packed list built in memory (8 bytes a posting, and room to grow) is swapped for its encoding, as a loaded index
+ * holds it (2–3 bytes a posting): after a save the index that built the vault takes the memory of one opened from
+ * its files. A list is decoded again when a chunk is added to it.
  */
-function* postingRows(index: ChunkPostings): Generator<Array<string | number>> {
+async function* postingLines(index: ChunkPostings, turns: TimeSlices): AsyncGenerator<Uint8Array> {
   const writer = new VarintWriter();
   const arena = new EncodedArena();
+  const line = new LineBytes();
   const idLimit = index.idLimit;
+  let terms = 0;
   for (const [term, fields] of index.entries()) {
-    const row: Array<string | number> = [term];
+    line.text(terms === 0 ? '[' : ',');
+    line.text(`[${JSON.stringify(term)}`);
     for (const [fieldId, docs] of fields) {
-      row.push(fieldId, writer.encodePostings(docs));
+      line.text(`,${fieldId},"`);
+      const { bytes, start, end } = writer.encodePostings(docs);
+      line.base64(bytes, start, end);
+      line.text('"');
       if (docs instanceof PackedPostings && !(docs instanceof LazyPostings)) {
-        const { block, start, end } = arena.place(writer.encoded());
-        fields.set(fieldId, new LazyPostings(block, start, end, idLimit, docs.size));
+        const placed = arena.place(bytes.subarray(start, end));
+        fields.set(fieldId, new LazyPostings(placed.block, placed.start, placed.end, idLimit, docs.size));
       }
     }
-    yield row;
+    line.text(']');
+    if (++terms === TERMS_PER_LINE) {
+      line.text(']\n');
+      yield line.take();
+      terms = 0;
+    }
+    if (turns.due()) await turns.next();
+  }
+  if (terms > 0) {
+    line.text(']\n');
+    yield line.take();
+  }
+}
+
+const BASE64 = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
+const PAD = 0x3d;
+
+/** A line of the file being written, in a buffer that grows as needed. */
+class LineBytes {
+  private bytes = Buffer.allocUnsafe(1 << 16);
+  private used = 0;
+
+  text(text: string): void {
+    this.room(text.length * 3);
+    this.used += this.bytes.write(text, this.used, 'utf8');
+  }
+
+  /** `bytes[start..end)` as base64, exactly as `Buffer#toString('base64')` writes it. */
+  base64(bytes: Uint8Array, start: number, end: number): void {
+    this.room(Math.ceil((end - start) / 3) * 4);
+    const out = this.bytes;
+    let at = this.used;
+    let i = start;
+    for (; i + 2 < end; i += 3) {
+      const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+      out[at++] = BASE64[n >> 18]!;
+      out[at++] = BASE64[(n >> 12) & 63]!;
+      out[at++] = BASE64[(n >> 6) & 63]!;
+      out[at++] = BASE64[n & 63]!;
+    }
+    if (i < end) {
+      const n = (bytes[i]! << 16) | (i + 1 < end ? bytes[i + 1]! << 8 : 0);
+      out[at++] = BASE64[n >> 18]!;
+      out[at++] = BASE64[(n >> 12) & 63]!;
+      out[at++] = i + 1 < end ? BASE64[(n >> 6) & 63]! : PAD;
+      out[at++] = PAD;
+    }
+    this.used = at;
+  }
+
+  /** The line so far, copied out; the buffer starts over. */
+  take(): Buffer {
+    const line = Buffer.from(this.bytes.subarray(0, this.used));
+    this.used = 0;
+    return line;
+  }
+
+  private room(bytes: number): void {
+    if (this.used + bytes <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + bytes));
+    this.bytes.copy(grown, 0, 0, this.used);
+    this.bytes = grown;
   }
 }
 
@@ -207,9 +276,12 @@ class VarintWriter {
   private bytes = new Uint8Array(1 << 16);
   private length = 0;
 
-  encodePostings(postings: Map<number, number>): string {
-    // Postings loaded and never used since are written as they were read, without decoding them.
-    const unread = postings instanceof LazyPostings ? postings.unreadBase64() : undefined;
+  /**
+   * The varint bytes of a posting list, as `bytes[start..end)` (valid until the next call): a loaded list not used
+   * since gives its own bytes, as read, without decoding them.
+   */
+  encodePostings(postings: Map<number, number>): { bytes: Uint8Array; start: number; end: number } {
+    const unread = postings instanceof LazyPostings ? postings.unreadBytes() : undefined;
     if (unread !== undefined) return unread;
     this.length = 0;
     let previous = 0;
@@ -221,12 +293,7 @@ class VarintWriter {
     // Packed postings go by in id order without a pair allocated per posting; a Map (a short list) is sorted first.
     if (postings instanceof PackedPostings) postings.forEach(add);
     else for (const [doc, frequency] of pairsInIdOrder(postings)) add(frequency, doc);
-    return Buffer.from(this.bytes.buffer, 0, this.length).toString('base64');
-  }
-
-  /** The bytes the last `encodePostings` wrote (until the next one), unless it returned a loaded list's own. */
-  encoded(): Uint8Array {
-    return this.bytes.subarray(0, this.length);
+    return { bytes: this.bytes, start: 0, end: this.length };
   }
 
   private write(value: number): void {
@@ -270,10 +337,10 @@ class LazyPostings extends PackedPostings {
     return this.encoded !== undefined ? this.encodedPairs : super.size;
   }
 
-  /** The varint bytes as base64 while they are not yet decoded (as the index file held them), else undefined. */
-  unreadBase64(): string | undefined {
+  /** The varint bytes while they are not yet decoded (as the index file held them), else undefined. */
+  unreadBytes(): { bytes: Uint8Array; start: number; end: number } | undefined {
     const encoded = this.encoded;
-    return encoded && Buffer.from(encoded.buffer, encoded.byteOffset + this.start, this.end - this.start).toString('base64');
+    return encoded && { bytes: encoded, start: this.start, end: this.end };
   }
 
   /**
