@@ -146,10 +146,7 @@ export class EmbeddingCache {
         for (let k = from; k < to; k++) {
           const at = (wanted[k].record - first) * layout.recordBytes;
           if (at + layout.recordBytes > bytesRead || bytes.toString('hex', at, at + HASH_BYTES) !== hashes[wanted[k].i]) continue;
-          if (layout.version === VERSION && !checkHolds(bytes, at, this.dims)) continue;
-          const vector = new Float32Array(this.dims);
-          readFloats(bytes, at + HASH_BYTES, vector);
-          if (allFinite(vector)) out[wanted[k].i] = vector;
+          if (recordGood(bytes, at, this.dims, layout.version === VERSION)) out[wanted[k].i] = floatsAt(bytes, at + HASH_BYTES, this.dims).slice();
         }
         from = to;
       }
@@ -262,7 +259,7 @@ async function copyRecords(file: string, layout: Layout, records: readonly numbe
       digest?.update(bytes.subarray(0, count * layout.recordBytes));
       for (; next < records.length && records[next] < first + count; next++) {
         const at = (records[next] - first) * layout.recordBytes;
-        if (checkEach && !(layout.version === VERSION ? checkHolds(bytes, at, dims) : allFinite(floatsAt(bytes, at + HASH_BYTES, dims)))) continue;
+        if (checkEach && !recordGood(bytes, at, dims, layout.version === VERSION)) continue;
         if (layout.version === VERSION) writer.addRecord(bytes, at);
         else writer.add(bytes.subarray(at, at + HASH_BYTES + 4 * dims));
         copied[next] = 1;
@@ -285,10 +282,11 @@ function recordCheck(hashAndFloats: Buffer): Buffer {
   return createHash('sha256').update(hashAndFloats).digest().subarray(0, CHECK_BYTES);
 }
 
-/** Whether the version 2 record at `at` holds its check (its floats finite as well). */
-function checkHolds(bytes: Buffer, at: number, dims: number): boolean {
+/** Whether the record at `at` has finite floats and, `withCheck` (version 2), holds its check. */
+function recordGood(bytes: Buffer, at: number, dims: number, withCheck: boolean): boolean {
   const end = at + HASH_BYTES + 4 * dims;
-  return recordCheck(bytes.subarray(at, end)).equals(bytes.subarray(end, end + CHECK_BYTES)) && allFinite(floatsAt(bytes, at + HASH_BYTES, dims));
+  if (withCheck && !recordCheck(bytes.subarray(at, end)).equals(bytes.subarray(end, end + CHECK_BYTES))) return false;
+  return allFinite(floatsAt(bytes, at + HASH_BYTES, dims));
 }
 
 function hashAndFloats(hash: string, vector: Float32Array): Buffer {
@@ -465,7 +463,7 @@ async function readRecords(handle: FileHandle, layout: Layout, dims: number, che
     digest?.update(bytes.subarray(0, count * layout.recordBytes));
     for (let r = 0; r < count; r++) {
       const at = r * layout.recordBytes;
-      if (checkEach ? !checkHolds(bytes, at, dims) : !allFinite(floatsAt(bytes, at + HASH_BYTES, dims))) {
+      if (!recordGood(bytes, at, dims, checkEach)) {
         damaged++;
         continue;
       }
@@ -490,10 +488,6 @@ function floatsAt(bytes: Buffer, offset: number, dims: number): Float32Array {
   const out = new Float32Array(dims);
   for (let k = 0; k < dims; k++) out[k] = bytes.readFloatLE(offset + 4 * k);
   return out;
-}
-
-function readFloats(bytes: Buffer, offset: number, into: Float32Array) {
-  into.set(floatsAt(bytes, offset, into.length));
 }
 
 function writeFloats(out: Buffer, offset: number, vector: Float32Array) {

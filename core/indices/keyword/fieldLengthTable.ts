@@ -72,9 +72,9 @@ export class FieldLengthTable extends Map<number, number[]> {
 
   /** A row as JSON, `[title,aliases,…]`: what MiniSearch's own serialisation writes for it. */
   rowJson(doc: number): string {
-    const row = this.unsealed?.doc === doc ? this.unsealed.row : undefined;
+    this.seal();
     let json = '[';
-    for (let f = 0; f < this.fields; f++) json += `${f === 0 ? '' : ','}${row ? (row[f] ?? null) : this.lengths[doc * this.fields + f]}`;
+    for (let f = 0; f < this.fields; f++) json += `${f === 0 ? '' : ','}${this.lengths[doc * this.fields + f]}`;
     return `${json}]`;
   }
 
