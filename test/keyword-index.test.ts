@@ -39,11 +39,14 @@ async function linesOf(index: KeywordIndex): Promise<string[]> {
   return text.split(/(?<=\n)/);
 }
 
-/** The saved header and posting rows, the rows sorted by term (their order follows MiniSearch's term tree). */
-async function savedForm(index: KeywordIndex): Promise<{ header: unknown; rows: unknown[] }> {
-  const [header, ...lines] = (await linesOf(index)).map((line) => JSON.parse(line) as unknown[]);
-  const rows = lines.flat() as Array<[string, ...unknown[]]>;
-  return { header, rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+/**
+ * The saved header, table lines and posting rows, the rows sorted by term (their order follows MiniSearch's term
+ * tree).
+ */
+async function savedForm(index: KeywordIndex): Promise<{ header: unknown; tables: unknown[]; rows: unknown[] }> {
+  const [header, ...lines] = (await linesOf(index)).map((line) => JSON.parse(line) as unknown);
+  const rows = lines.filter((line) => Array.isArray(line)).flat() as Array<[string, ...unknown[]]>;
+  return { header, tables: lines.filter((line) => !Array.isArray(line)), rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
 }
 
 const ids = (index: KeywordIndex, query: string, k = 10, options = {}) => index.search(query, k, options).map((hit) => hit.id);
@@ -367,8 +370,12 @@ describe('serialisation', () => {
       assert.deepEqual(searchChunks(index, titles, query, 20), original.search(query, 20), query);
     }
     assert.ok(encoded('common') && encoded('sparse'), 'scoring and live counts left them encoded');
-    index.addAll([doc('big#300', 'common')]);
-    assert.ok(!encoded('common') && encoded('sparse'), 'an edit decodes only the postings it changes');
+    const stillEncoded = (term: string) => [...index.postings(term)!.values()].every((postings) => (postings as { stillEncoded?: boolean }).stillEncoded === true);
+    index.addAll([doc('big#300', 'common sparse')]);
+    assert.ok(stillEncoded('common') && stillEncoded('sparse'), 'a chunk added is kept after the encoded postings, which stay undecoded');
+    assert.ok(!encoded('common'), 'the bytes alone are no longer all the postings');
+    original.upsert([doc('big#300', 'common sparse')]);
+    for (const query of ['common', 'sparse', 'comm']) assert.deepEqual(searchChunks(index, titles, query, 400), original.search(query, 400), query);
   });
 
   test('a save leaves the index that built it holding long postings as the file does, encoded until an edit needs them', async () => {
@@ -389,12 +396,35 @@ describe('serialisation', () => {
     for await (const piece of keywordIndexLines(built, titles)) second += piece;
     assert.equal(second, first, 'saved again byte for byte');
     built.addAll([doc('big#300', 'common')]);
-    assert.ok(!encoded('common') && encoded('sparse'), 'an edit decodes only the postings it changes');
+    assert.ok(!encoded('common') && encoded('sparse'), 'an added chunk is held beside the bytes of the postings it joins');
+    let third = '';
+    for await (const piece of keywordIndexLines(built, titles)) third += piece;
+    assert.ok(encoded('common'), 'a save makes them bytes again');
     const hits = searchChunks(built, titles, 'common', 400);
     assert.equal(hits.length, 301);
     const { index: loaded, titles: loadedTitles } = await readKeywordIndex(Buffer.from(second));
     loaded.addAll([doc('big#300', 'common')]);
     assert.deepEqual(searchChunks(loaded, loadedTitles, 'common', 400), hits, 'the same postings as an index loaded from the file');
+  });
+
+  test('tables of many chunks are written a few thousand entries a line, and read back whole', async () => {
+    const many = Array.from({ length: 12_001 }, (_, i) => doc(`n${i}#0`, `word${i % 700} shared`, { title: `Note ${i}` }));
+    const original = indexOf(many);
+    original.remove(['n7#0']);
+    const lines = await linesOf(original);
+    const tableLines = lines.slice(1).filter((line) => line.startsWith('{'));
+    const counts = tableLines.map((line) => Object.entries(JSON.parse(line) as Record<string, unknown[]>).map(([table, entries]) => `${table} ${entries.length}`)[0]);
+    // 12,000 live chunks; each has two title keys (its title and its file's base name).
+    const titleRows = (JSON.parse(lines[0]!) as { titles: number }).titles;
+    assert.equal(titleRows, 24_000);
+    assert.deepEqual(counts, [
+      ...['documentIds 5000', 'documentIds 5000', 'documentIds 2000', 'fieldLength 5000', 'fieldLength 5000', 'fieldLength 2000'],
+      ...['titles 5000', 'titles 5000', 'titles 5000', 'titles 5000', 'titles 4000'],
+    ]);
+    assert.ok(Math.max(...lines.map((line) => line.length)) < 1_000_000, 'no line holds a whole table');
+    const loaded = await KeywordIndex.read(Buffer.from(lines.join('')));
+    for (const query of ['Note 11999', 'Note 7', 'word5 shared', 'shared']) assertSameScores(loaded.search(query, 20), original.search(query, 20), query);
+    assert.deepEqual(await savedForm(loaded), await savedForm(original));
   });
 
   test('loaded postings (varint bytes until used) write back byte for byte, and take edits like the original', async () => {
@@ -419,26 +449,43 @@ describe('serialisation', () => {
   });
 
   test('corrupt input throws KeywordIndexCorruptError', async () => {
-    const [headerLine, ...postingLines] = await linesOf(indexOf(docs));
+    const [headerLine, ...rest] = await linesOf(indexOf(docs));
     const header = JSON.parse(headerLine);
-    const postings = postingLines.join('');
-    const withHeader = (changed: object) => `${JSON.stringify({ ...header, ...changed })}\n${postings}`;
-    const withPostings = (rows: unknown) => `${headerLine}${JSON.stringify(rows)}\n`;
+    const isTable = (line: string) => line.startsWith('{');
+    const tables = rest.filter(isTable);
+    const postings = rest.filter((line) => !isTable(line)).join('');
+    const tableLine = (name: string) => tables.find((line) => line.startsWith(`{"${name}"`))!;
+    const withHeader = (changed: object) => `${JSON.stringify({ ...header, ...changed })}\n${tables.join('')}${postings}`;
+    const withTables = (...lines: string[]) => `${headerLine}${lines.join('')}${postings}`;
+    const withPostings = (rows: unknown) => `${headerLine}${tables.join('')}${JSON.stringify(rows)}\n`;
+    assert.deepEqual(
+      tables.map((line) => Object.keys(JSON.parse(line))[0]),
+      ['documentIds', 'fieldLength', 'titles'],
+      'the fixture has one line of each table',
+    );
     const corrupt = [
       '',
       'not json',
-      `${headerLine}${postings.slice(0, postings.length / 2)}`,
-      headerLine, // the postings lines are missing: fewer terms than the header counts
+      `${headerLine}${tables.join('')}${postings.slice(0, postings.length / 2)}`,
+      `${headerLine}${tables.join('')}`, // the postings lines are missing: fewer terms than the header counts
       '{}',
       'null',
       '[]',
       withHeader({ version: 99 }),
+      withHeader({ version: 2 }),
       withHeader({ terms: -1 }),
+      withHeader({ titles: 'x' }),
+      withHeader({ titles: header.titles + 1 }),
       withHeader({ miniSearch: { ...header.miniSearch, serializationVersion: 7 } }),
       withHeader({ miniSearch: { ...header.miniSearch, fieldIds: { content: 0 } } }),
       withHeader({ miniSearch: { ...header.miniSearch, documentCount: 99 } }),
-      withHeader({ titles: [['x', ['no-such-chunk']]] }),
-      withHeader({ titles: 'x' }),
+      withHeader({ miniSearch: { ...header.miniSearch, nextId: 1 } }), // short ids past nextId
+      withTables(tableLine('fieldLength'), tableLine('titles')), // no document ids
+      withTables(tableLine('documentIds'), tableLine('titles')), // no field lengths
+      withTables(tableLine('documentIds'), tableLine('documentIds'), tableLine('fieldLength'), tableLine('titles')), // ids given twice
+      withTables(tableLine('documentIds'), tableLine('fieldLength'), '{"titles":[["x",["no-such-chunk"]]]}\n'),
+      withTables(tableLine('documentIds'), tableLine('fieldLength'), tableLine('titles'), '{"other":[]}\n'),
+      withTables(tableLine('documentIds'), '{"fieldLength":[[0,[1,2]]]}\n', tableLine('titles')), // a row of the wrong width
       `${headerLine}"x"\n`,
       withPostings([[5, 0, 'AQE=']]),
       withPostings([['term', 9, 'AQE=']]),
@@ -448,6 +495,8 @@ describe('serialisation', () => {
       withPostings([['term', 0, Buffer.from([0x7f, 0x01]).toString('base64')]]),
       withPostings([['term', 0, Buffer.from([0x01, 0x00]).toString('base64')]]),
     ];
+    // Sanity: the pieces put back together are a valid index.
+    await KeywordIndex.read(Buffer.from(withTables(...tables)));
     for (const text of corrupt) await assert.rejects(KeywordIndex.read(Buffer.from(text)), KeywordIndexCorruptError, text.slice(0, 80));
   });
 });
@@ -575,6 +624,8 @@ describe('property: scoring', () => {
         const live = new Map<string, KeywordDoc>();
         for (const ops of rounds) {
           apply(index, live, ops);
+          // Changes to a loaded index: chunks added after its encoded postings, removals that decode them.
+          assertSameScores(index.search(query, 1000), indexOf([...live.values()]).search(query, 1000), `${query} before saving`);
           index = await KeywordIndex.read(await bytesOf(index));
         }
         assertSameScores(index.search(query, 1000), indexOf([...live.values()]).search(query, 1000), query);

@@ -8,9 +8,10 @@ import { DEFAULT_JOURNAL_FILE_FORMAT } from '../parse/pageNames.js';
 
 /**
  * Bumped when the layout of the persisted index changes. 3: the manifest holds each file's SHA-256. 4: chunk texts
- * in a text store beside the notes file (notes.texts.jsonl), read when shown.
+ * in a text store beside the notes file (notes.texts.jsonl), read when shown. 5: the keyword index's document tables
+ * and title map a few thousand entries a line (keywordIndexFile.ts).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 export const MANIFEST_FILE = 'manifest.json';
 /** `IndexIdentity.embedding.table` of an index embedded with the model's own table, not one adapted to the vault. */
 export const SHIPPED_TABLE = 'shipped';

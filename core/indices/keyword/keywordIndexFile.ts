@@ -1,8 +1,11 @@
 /**
- * The keyword index file: lines of JSON, a header first (format, version, term count, the title map and
- * MiniSearch's document tables), then the postings, a few thousand terms a line, each term's postings per field
- * as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for long
- * nor needs one giant string. Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
+ * The keyword index file: lines of JSON. A short header first (format, version, counts, MiniSearch's settings),
+ * then MiniSearch's document tables and the title map, a few thousand entries a line, each line an object naming
+ * its table (`{"documentIds":[[shortId,"chunk id"],…]}`, `{"fieldLength":[[shortId,[lengths]],…]}`,
+ * `{"titles":[["key",["chunk id",…]],…]}`), then the postings, a few thousand terms a line, each term's postings per
+ * field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
+ * long nor needs one giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one
+ * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
  */
 import type { AsPlainObject } from 'minisearch';
 import { eachLine } from '../lineFile.js';
@@ -19,12 +22,14 @@ export class KeywordIndexCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-keyword-index';
-const FORMAT_VERSION = 2;
+const FORMAT_VERSION = 3;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
 const TERMS_PER_LINE = 2000;
-// Document table entries per piece of the header.
-const ENTRIES_PER_PIECE = 5000;
+// Table entries a line: a few milliseconds to parse.
+const ENTRIES_PER_LINE = 5000;
+const TABLES = ['documentIds', 'fieldLength', 'titles'] as const;
+type Table = (typeof TABLES)[number];
 
 /**
  * The index as lines of JSON, in pieces taken in turns (the event loop runs between them; a long line comes in
@@ -33,33 +38,30 @@ const ENTRIES_PER_PIECE = 5000;
 export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): AsyncGenerator<string | Uint8Array> {
   const turns = new TimeSlices();
   const terms = await index.prepareToSave(turns);
-  // The header is one JSON line, written in pieces: its title map and document tables hold entries per chunk.
-  yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms }).slice(0, -1)},"titles":`;
+  yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms, titles: titles.size, miniSearch: index.plain() })}\n`;
+  yield* tableLines('documentIds', index.documentIds(), ([doc, id]) => `[${doc},${JSON.stringify(id)}]`, turns);
+  yield* tableLines('fieldLength', index.fieldLengthRows(), (doc) => `[${doc},${index.fieldLengthJson(doc)}]`, turns);
   const titleRows = function* (): Generator<[string, string[]]> {
     for (const [key, docs] of titles.entries()) yield [key, docs.map((doc) => index.idOf(doc)!)];
   };
-  yield* jsonPieces('[', titleRows(), (row) => JSON.stringify(row), ']', turns);
-  yield `,"miniSearch":${JSON.stringify(index.plain()).slice(0, -1)},"documentIds":`;
-  yield* jsonPieces('{', index.documentIds(), ([key, value]) => `"${key}":${JSON.stringify(value)}`, '}', turns);
-  yield ',"fieldLength":';
-  yield* jsonPieces('{', index.fieldLengthRows(), (doc) => `"${doc}":${index.fieldLengthJson(doc)}`, '}', turns);
-  yield '}}\n';
+  yield* tableLines('titles', titleRows(), (row) => JSON.stringify(row), turns);
   yield* postingLines(index, turns);
 }
 
-/** A JSON array or object (`open` … `close`) of `items`, each written by `encode`, in pieces of a few thousand. */
-async function* jsonPieces<T>(open: string, items: Iterable<T>, encode: (item: T) => string, close: string, turns: TimeSlices): AsyncGenerator<string> {
-  let piece = open;
+/** A table's entries, each written by `encode`, ENTRIES_PER_LINE to a line `{"<table>":[…]}`. */
+async function* tableLines<T>(table: Table, items: Iterable<T>, encode: (item: T) => string, turns: TimeSlices): AsyncGenerator<string> {
+  let line = '';
   let count = 0;
   for (const item of items) {
-    piece += `${count++ === 0 ? '' : ','}${encode(item)}`;
-    if (count % ENTRIES_PER_PIECE === 0) {
-      yield piece;
-      piece = '';
-      if (turns.due()) await turns.next();
+    line += `${count === 0 ? `{"${table}":[` : ','}${encode(item)}`;
+    if (++count === ENTRIES_PER_LINE) {
+      yield `${line}]}\n`;
+      line = '';
+      count = 0;
     }
+    if (turns.due()) await turns.next();
   }
-  yield `${piece}${close}`;
+  if (count > 0) yield `${line}]}\n`;
 }
 
 /**
@@ -80,12 +82,13 @@ async function* postingLines(index: ChunkPostings, turns: TimeSlices): AsyncGene
     line.text(`[${JSON.stringify(term)}`);
     for (const [fieldId, docs] of fields) {
       line.text(`,${fieldId},"`);
-      const { bytes, start, end } = writer.encodePostings(docs);
+      const { bytes, start, end, pairs, lastDoc } = writer.encodePostings(docs);
       line.base64(bytes, start, end);
       line.text('"');
-      if (docs instanceof PackedPostings && !(docs instanceof LazyPostings)) {
+      // Packed pairs (built in memory, decoded by an edit, or added after a loaded list's bytes) become bytes again.
+      if (docs instanceof PackedPostings && !(docs instanceof LazyPostings && docs.unreadBytes())) {
         const placed = arena.place(bytes.subarray(start, end));
-        fields.set(fieldId, new LazyPostings(placed.block, placed.start, placed.end, idLimit, docs.size));
+        fields.set(fieldId, new LazyPostings(placed.block, placed.start, placed.end, idLimit, pairs, lastDoc));
       }
     }
     line.text(']');
@@ -172,35 +175,52 @@ class EncodedArena {
 }
 
 /**
- * Loads what `keywordIndexLines` wrote: the header first (MiniSearch's document tables and the title map), then
- * the postings, line by line, giving the event loop a turn every few milliseconds.
+ * Loads what `keywordIndexLines` wrote: the header, the document tables and title map, then the postings, line by
+ * line, giving the event loop a turn every few milliseconds. Every count the header gives is checked.
  */
 export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
-  let loaded: { index: ChunkPostings; titles: TitleKeys } | undefined;
-  let expectedTerms = 0;
+  let header: Header | undefined;
+  let index: ChunkPostings | undefined;
+  const titles = new TitleKeys();
+  let titleRows = 0;
   let terms = 0;
-  await eachLine(bytes, async (line, lineNumber, turns) => {
+  await eachLine(bytes, (line, lineNumber) => {
     let parsed: unknown;
     try {
       parsed = JSON.parse(line);
     } catch (error) {
       throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is not valid JSON`, { cause: error });
     }
-    if (!loaded) {
-      ({ terms: expectedTerms, ...loaded } = await fromHeader(parsed, turns));
-    } else {
-      if (!Array.isArray(parsed)) throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} holds no postings`);
-      loadPostings(loaded.index, parsed);
+    if (!index) {
+      header = checkHeader(parsed);
+      index = ChunkPostings.fromPlain(header.miniSearch);
+    } else if (Array.isArray(parsed)) {
+      loadPostings(index, parsed);
       terms += parsed.length;
+    } else {
+      const [table, entries] = tableOf(parsed, lineNumber);
+      if (table === 'titles') titleRows += loadTitles(entries, index, titles);
+      else loadTable(table, entries, index);
     }
   });
-  if (!loaded) throw new KeywordIndexCorruptError('keyword index is empty');
+  if (!index || !header) throw new KeywordIndexCorruptError('keyword index is empty');
+  const { documentIds, fieldLength } = index.tableSizes();
+  if (documentIds !== header.miniSearch.documentCount || fieldLength !== header.miniSearch.documentCount) {
+    throw new KeywordIndexCorruptError(`keyword index holds ${documentIds} document ids and ${fieldLength} field-length rows, its header says ${header.miniSearch.documentCount} chunks`);
+  }
+  if (titleRows !== header.titles) throw new KeywordIndexCorruptError(`keyword index holds ${titleRows} titles, its header says ${header.titles}`);
   // Counted as read (counting the term tree walks all of it); the manifest's digest of the file catches the rest.
-  if (terms !== expectedTerms) throw new KeywordIndexCorruptError(`keyword index holds ${terms} terms, its header says ${expectedTerms}`);
-  return loaded;
+  if (terms !== header.terms) throw new KeywordIndexCorruptError(`keyword index holds ${terms} terms, its header says ${header.terms}`);
+  return { index, titles };
 }
 
-async function fromHeader(parsed: unknown, turns: TimeSlices): Promise<{ index: ChunkPostings; titles: TitleKeys; terms: number }> {
+interface Header {
+  terms: number;
+  titles: number;
+  miniSearch: AsPlainObject;
+}
+
+function checkHeader(parsed: unknown): Header {
   const data = parsed as { format?: unknown; version?: unknown; titles?: unknown; miniSearch?: unknown; terms?: unknown } | null;
   if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
     throw new KeywordIndexCorruptError('not a keyword index');
@@ -209,18 +229,35 @@ async function fromHeader(parsed: unknown, turns: TimeSlices): Promise<{ index: 
     throw new KeywordIndexCorruptError(`keyword index format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
   }
   checkMiniSearchShape(data.miniSearch);
-  if (typeof data.terms !== 'number' || !Number.isSafeInteger(data.terms) || data.terms < 0) throw new KeywordIndexCorruptError('keyword index header has no term count');
-  let index: ChunkPostings;
-  try {
-    index = await ChunkPostings.fromPlain(data.miniSearch, turns);
-  } catch (error) {
-    throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
+  if (!isCount(data.terms)) throw new KeywordIndexCorruptError('keyword index header has no term count');
+  if (!isCount(data.titles)) throw new KeywordIndexCorruptError('keyword index header has no title count');
+  return { terms: data.terms, titles: data.titles, miniSearch: data.miniSearch };
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** A table line's table and entries. */
+function tableOf(parsed: unknown, lineNumber: number): [Table, unknown[]] {
+  const keys = typeof parsed === 'object' && parsed !== null ? Object.keys(parsed) : [];
+  const table = keys[0] as Table;
+  const entries = keys.length === 1 ? (parsed as Record<string, unknown>)[table] : undefined;
+  if (!TABLES.includes(table) || !Array.isArray(entries)) throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is neither a table nor postings`);
+  return [table, entries];
+}
+
+function loadTable(table: 'documentIds' | 'fieldLength', entries: unknown[], index: ChunkPostings): void {
+  for (const entry of entries) {
+    const ok =
+      Array.isArray(entry) &&
+      entry.length === 2 &&
+      typeof entry[0] === 'number' &&
+      (table === 'documentIds'
+        ? typeof entry[1] === 'string' && index.addDocumentId(entry[0], entry[1])
+        : Array.isArray(entry[1]) && index.addFieldLengths(entry[0], entry[1] as number[]));
+    if (!ok) throw new KeywordIndexCorruptError(`keyword index ${table === 'documentIds' ? 'document ids are' : 'field lengths are'} damaged`);
   }
-  // Counted as the tables were filled (Object.keys on them would walk them once more, all at once).
-  if (index.tableSizes().documentIds !== data.miniSearch.documentCount || index.tableSizes().fieldLength !== data.miniSearch.documentCount) {
-    throw new KeywordIndexCorruptError('keyword index data is damaged or from another version');
-  }
-  return { index, titles: await loadTitles(data.titles, index, turns), terms: data.terms };
 }
 
 /** One line's postings: decoded from base64 into one buffer they share (no string or buffer per term is kept). */
@@ -248,16 +285,16 @@ function loadPostings(index: ChunkPostings, rows: unknown[]): void {
     for (let i = 1; i < row.length; i += 2) {
       const start = offset;
       offset += arena.write(row[i + 1] as string, offset, 'base64');
-      fields.set(row[i] as number, new LazyPostings(arena, start, offset, index.idLimit, reader.checkPostings(arena, start, offset, index.idLimit)));
+      const { pairs, lastDoc } = reader.checkPostings(arena, start, offset, index.idLimit);
+      fields.set(row[i] as number, new LazyPostings(arena, start, offset, index.idLimit, pairs, lastDoc));
     }
     index.setTerm(row[0] as string, fields);
   }
 }
 
-async function loadTitles(titles: unknown, index: ChunkPostings, turns: TimeSlices): Promise<TitleKeys> {
-  if (!Array.isArray(titles)) throw new KeywordIndexCorruptError('keyword index has no title map');
-  const keys = new TitleKeys();
-  for (const entry of titles as unknown[]) {
+/** Title rows into `keys` (their chunks' ids are loaded first); returns how many. */
+function loadTitles(rows: unknown[], index: ChunkPostings, keys: TitleKeys): number {
+  for (const entry of rows) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) {
       throw new KeywordIndexCorruptError('keyword index title map is damaged');
     }
@@ -266,9 +303,8 @@ async function loadTitles(titles: unknown, index: ChunkPostings, turns: TimeSlic
       if (doc === undefined) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
       keys.add(entry[0], doc);
     }
-    if (turns.due()) await turns.next();
   }
-  return keys;
+  return rows.length;
 }
 
 /** Postings as base64 of varints: (short id delta, term frequency) pairs, ids ascending. ~4x smaller than JSON objects. */
@@ -277,23 +313,26 @@ class VarintWriter {
   private length = 0;
 
   /**
-   * The varint bytes of a posting list, as `bytes[start..end)` (valid until the next call): a loaded list not used
-   * since gives its own bytes, as read, without decoding them.
+   * The varint bytes of a posting list, as `bytes[start..end)` (valid until the next call), with its count and
+   * highest id when it was encoded here: a loaded list with nothing added since gives its own bytes, as read.
    */
-  encodePostings(postings: Map<number, number>): { bytes: Uint8Array; start: number; end: number } {
+  encodePostings(postings: Map<number, number>): { bytes: Uint8Array; start: number; end: number; pairs: number; lastDoc: number } {
     const unread = postings instanceof LazyPostings ? postings.unreadBytes() : undefined;
-    if (unread !== undefined) return unread;
+    if (unread !== undefined) return { ...unread, pairs: -1, lastDoc: -1 };
     this.length = 0;
     let previous = 0;
+    let pairs = 0;
     const add = (frequency: number, doc: number) => {
       this.write(doc - previous);
       this.write(frequency);
       previous = doc;
+      pairs++;
     };
-    // Packed postings go by in id order without a pair allocated per posting; a Map (a short list) is sorted first.
-    if (postings instanceof PackedPostings) postings.forEach(add);
+    // Packed postings go by in id order without a pair allocated per posting (a loaded list's bytes decoded as they
+    // go, not kept); a Map (a short list) is sorted first.
+    if (postings instanceof PackedPostings) postings.forEachUnchanging(add);
     else for (const [doc, frequency] of pairsInIdOrder(postings)) add(frequency, doc);
-    return { bytes: this.bytes, start: 0, end: this.length };
+    return { bytes: this.bytes, start: 0, end: this.length, pairs, lastDoc: pairs === 0 ? -1 : previous };
   }
 
   private write(value: number): void {
@@ -316,17 +355,28 @@ class VarintWriter {
  * with the other terms of its line) into packed pairs. Loading a saved index then builds only the postings that
  * queries and updates touch, instead of millions of entries up front (the bulk of the load time and its garbage
  * collection on a large vault). The encoding is checked when loaded, so damage is still found at load.
+ *
+ * A chunk added to the index has a higher short id than every one held, so its postings are kept after the encoded
+ * ones, as packed pairs, without decoding them: decoding every common word of a chunk at once (a long list each at
+ * a million chunks) held the event loop for 175 ms in a rebuild at 50,000 chunks. Only what reads or changes the
+ * older postings in place (a delete, dropping dead chunks, an iterator) decodes them.
  */
 class LazyPostings extends PackedPostings {
   private encoded: Uint8Array | undefined;
+  /** While set, the packed pairs are the postings added after the encoded ones, and the methods work on those alone. */
+  private tailOnly = false;
 
-  /** `encodedPairs`: how many postings the bytes hold (`VarintReader.checkPostings` counts those read from a file). */
+  /**
+   * `encodedPairs`: how many postings the bytes hold and `lastEncoded` the highest id among them
+   * (`VarintReader.checkPostings` gives both for those read from a file).
+   */
   constructor(
     encoded: Uint8Array,
     private start: number,
     private end: number,
     private readonly idLimit: number,
     private readonly encodedPairs: number,
+    private readonly lastEncoded: number,
   ) {
     super();
     this.encoded = encoded;
@@ -334,13 +384,28 @@ class LazyPostings extends PackedPostings {
 
   /** Counted without decoding: a query asks how many chunks hold each of its words. */
   override get size(): number {
-    return this.encoded !== undefined ? this.encodedPairs : super.size;
+    return this.encoded !== undefined ? this.encodedPairs + this.onTail(() => super.size) : super.size;
   }
 
-  /** The varint bytes while they are not yet decoded (as the index file held them), else undefined. */
+  override get(doc: number): number | undefined {
+    return this.encoded !== undefined && doc > this.lastEncoded ? this.onTail(() => super.get(doc)) : super.get(doc);
+  }
+
+  override set(doc: number, frequency: number): this {
+    if (this.encoded !== undefined && doc > this.lastEncoded) this.onTail(() => super.set(doc, frequency));
+    else super.set(doc, frequency);
+    return this;
+  }
+
+  /** Whether the postings read from the file are still varint bytes (undecoded). */
+  get stillEncoded(): boolean {
+    return this.encoded !== undefined;
+  }
+
+  /** The varint bytes while they are all the postings (as the index file held them, nothing added), else undefined. */
   unreadBytes(): { bytes: Uint8Array; start: number; end: number } | undefined {
     const encoded = this.encoded;
-    return encoded && { bytes: encoded, start: this.start, end: this.end };
+    return encoded && this.onTail(() => super.size) === 0 ? { bytes: encoded, start: this.start, end: this.end } : undefined;
   }
 
   /**
@@ -349,8 +414,9 @@ class LazyPostings extends PackedPostings {
    */
   override forEachUnchanging(visit: (frequency: number, doc: number) => void): void {
     const encoded = this.encoded;
-    if (encoded === undefined) super.forEachUnchanging(visit);
-    else new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => visit(frequency, doc));
+    if (encoded === undefined) return super.forEachUnchanging(visit);
+    new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => visit(frequency, doc));
+    this.onTail(() => super.forEachUnchanging(visit));
   }
 
   /** A list that has no posting of a dead chunk stays encoded. */
@@ -365,16 +431,30 @@ class LazyPostings extends PackedPostings {
     return super.dropDead(live);
   }
 
+  /** Runs `work` on the postings added after the encoded ones. */
+  private onTail<T>(work: () => T): T {
+    this.tailOnly = true;
+    try {
+      return work();
+    } finally {
+      this.tailOnly = false;
+    }
+  }
+
   protected override materialize(): void {
-    if (this.encoded === undefined) return;
+    if (this.encoded === undefined || this.tailOnly) return;
     const encoded = this.encoded;
+    const tail: number[] = [];
+    this.onTail(() => super.forEachUnchanging((frequency, doc) => tail.push(doc, frequency)));
     // Dropped first: appending must not decode again.
     this.encoded = undefined;
+    this.clear();
     // Each varint ends in a byte below 0x80, and a pair is two varints: room for all of them at once.
     let ends = 0;
     for (let i = this.start; i < this.end; i++) if (encoded[i]! < 0x80) ends++;
-    this.reserveFor(ends >> 1);
+    this.reserveFor((ends >> 1) + tail.length / 2);
     new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => this.append(doc, frequency));
+    for (let i = 0; i < tail.length; i += 2) this.append(tail[i]!, tail[i + 1]!);
     this.start = this.end = 0;
   }
 }
@@ -400,9 +480,16 @@ class VarintReader {
     return pairs;
   }
 
-  /** Walks the encoding without building anything, counting its postings: throws KeywordIndexCorruptError on damage. */
-  checkPostings(bytes: Uint8Array, start: number, end: number, idLimit: number): number {
-    return this.decodePostings(bytes, start, end, idLimit, () => {});
+  /**
+   * Walks the encoding without building anything: how many postings it holds and the highest id among them (-1 for
+   * none). Throws KeywordIndexCorruptError on damage.
+   */
+  checkPostings(bytes: Uint8Array, start: number, end: number, idLimit: number): { pairs: number; lastDoc: number } {
+    let lastDoc = -1;
+    const pairs = this.decodePostings(bytes, start, end, idLimit, (doc) => {
+      lastDoc = doc;
+    });
+    return { pairs, lastDoc };
   }
 
   private seek(bytes: Uint8Array, start: number, end: number): void {
@@ -436,13 +523,11 @@ function checkMiniSearchShape(value: unknown): asserts value is AsPlainObject {
     js !== null &&
     js.serializationVersion === 2 &&
     typeof js.documentCount === 'number' &&
-    // Short ids are 32-bit in the packed postings; the tables are walked up to nextId.
+    // Short ids are 32-bit in the packed postings, and below nextId.
     typeof js.nextId === 'number' &&
     Number.isSafeInteger(js.nextId) &&
     js.nextId >= 0 &&
     js.nextId <= 2 ** 32 &&
-    isPlainObject(js.documentIds) &&
-    isPlainObject(js.fieldLength) &&
     isPlainObject(js.storedFields) &&
     Array.isArray(js.averageFieldLength) &&
     isPlainObject(js.fieldIds) &&

@@ -151,30 +151,31 @@ export class ChunkPostings {
   }
 
   /**
-   * From MiniSearch's own serialisation without its inverted index (loaded after with `setTerm`). Its document
-   * tables (a few entries per chunk) are filled in turns.
+   * From MiniSearch's own serialisation without its inverted index or document tables: the tables follow with
+   * `addDocumentId` and `addFieldLengths`, the postings with `setTerm` (the index file holds them a few thousand to a
+   * line, so no line is long work). The caller checks the counts once all are in.
    */
-  static async fromPlain(plain: AsPlainObject, turns: TimeSlices): Promise<ChunkPostings> {
-    const postings = new ChunkPostings(MiniSearch.loadJS({ ...plain, index: [], documentIds: {}, fieldLength: {} }, MINISEARCH_OPTIONS));
-    const m = postings.m;
-    // Short ids run below nextId: walked by number, the tables need no array of their entries first (at a million
-    // chunks, Object.entries held the event loop for a few hundred milliseconds). The caller checks the counts.
-    const documentIds = plain.documentIds as Record<number, string | undefined>;
-    const fieldLength = plain.fieldLength as Record<number, number[] | undefined>;
-    for (let doc = 0; doc < plain.nextId; doc++) {
-      const id = documentIds[doc];
-      if (id !== undefined) {
-        m._documentIds.set(doc, id);
-        m._idToShortId.set(id, doc);
-      }
-      const lengths = fieldLength[doc];
-      if (lengths !== undefined) {
-        m._fieldLength.set(doc, lengths);
-        postings.tabulate(doc);
-      }
-      if (turns.due()) await turns.next();
-    }
-    return postings;
+  static fromPlain(plain: AsPlainObject): ChunkPostings {
+    return new ChunkPostings(MiniSearch.loadJS({ ...plain, index: [], documentIds: {}, fieldLength: {} }, MINISEARCH_OPTIONS));
+  }
+
+  /** A loaded chunk's short id; false for an entry that cannot be one (outside the ids in use, or already given). */
+  addDocumentId(doc: number, id: string): boolean {
+    const m = this.m;
+    if (!Number.isInteger(doc) || doc < 0 || doc >= m._nextId || m._documentIds.has(doc) || m._idToShortId.has(id)) return false;
+    m._documentIds.set(doc, id);
+    m._idToShortId.set(id, doc);
+    return true;
+  }
+
+  /** A loaded chunk's field lengths; false for an entry that cannot be one. */
+  addFieldLengths(doc: number, lengths: number[]): boolean {
+    const m = this.m;
+    if (!Number.isInteger(doc) || doc < 0 || doc >= m._nextId || m._fieldLength.has(doc)) return false;
+    if (lengths.length !== FIELDS.length || !lengths.every((n) => Number.isInteger(n) && n >= 0)) return false;
+    m._fieldLength.set(doc, lengths);
+    this.tabulate(doc);
+    return true;
   }
 
   get documentCount(): number {
