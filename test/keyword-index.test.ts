@@ -418,13 +418,18 @@ describe('serialisation', () => {
     const tableLines = lines.slice(1).filter((line) => line.startsWith('{'));
     const counts = tableLines.map((line) => Object.entries(JSON.parse(line) as Record<string, unknown[]>).map(([table, entries]) => `${table} ${entries.length}`)[0]);
     // 12,000 live chunks; each has two title keys (its title and its file's base name).
-    const titleRows = (JSON.parse(lines[0]!) as { titles: number }).titles;
+    const titleRows = (JSON.parse(lines[0]!) as { titles: number }).titles; // rows of title keys
     assert.equal(titleRows, 24_000);
     assert.deepEqual(counts, [
       ...['documentIds 5000', 'documentIds 5000', 'documentIds 2000', 'fieldLength 5000', 'fieldLength 5000', 'fieldLength 2000'],
       ...['titles 5000', 'titles 5000', 'titles 5000', 'titles 5000', 'titles 4000'],
     ]);
     assert.ok(Math.max(...lines.map((line) => line.length)) < 1_000_000, 'no line holds a whole table');
+    // A title shared by many chunks (every section of a long note has its title): lines are cut by length too.
+    const shared = indexOf(Array.from({ length: 6000 }, (_, i) => doc(`a-long-note-with-a-long-name.md#${i}`, `word${i}`, { title: 'Shared' })));
+    const sharedLines = (await linesOf(shared)).filter((line) => line.startsWith('{'));
+    assert.ok(sharedLines.every((line) => line.length < 400_000), 'table lines stay short');
+    assert.deepEqual(ids(await KeywordIndex.read(Buffer.from((await linesOf(shared)).join(''))), 'Shared', 3), ids(shared, 'Shared', 3));
     const loaded = await KeywordIndex.read(Buffer.from(lines.join('')));
     for (const query of ['Note 11999', 'Note 7', 'word5 shared', 'shared']) assertSameScores(loaded.search(query, 20), original.search(query, 20), query);
     assert.deepEqual(await savedForm(loaded), await savedForm(original));

@@ -73,11 +73,6 @@ export class TitleKeys {
   private readonly docsByKey = new Map<string, Set<number>>();
   private readonly keysByDoc = new Map<number, string[]>();
 
-  /** How many title keys. */
-  get size(): number {
-    return this.docsByKey.size;
-  }
-
   docs(key: string): Iterable<number> {
     return this.docsByKey.get(key) ?? [];
   }

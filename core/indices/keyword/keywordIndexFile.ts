@@ -2,7 +2,7 @@
  * The keyword index file: lines of JSON. A short header first (format, version, counts, MiniSearch's settings),
  * then MiniSearch's document tables and the title map, a few thousand entries a line, each line an object naming
  * its table (`{"documentIds":[[shortId,"chunk id"],…]}`, `{"fieldLength":[[shortId,[lengths]],…]}`,
- * `{"titles":[["key",["chunk id",…]],…]}`), then the postings, a few thousand terms a line, each term's postings per
+ * `{"titles":[["key",["chunk id",…]],…]}`, a key shared by many chunks in several rows), then the postings, a few thousand terms a line, each term's postings per
  * field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
  * long nor needs one giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one
  * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
@@ -26,8 +26,12 @@ const FORMAT_VERSION = 3;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
 const TERMS_PER_LINE = 2000;
-// Table entries a line: a few milliseconds to parse.
+// Table entries a line, and characters at most (a title key can list every chunk of many notes): a few
+// milliseconds to parse.
 const ENTRIES_PER_LINE = 5000;
+const TABLE_LINE_CHARS = 256 * 1024;
+// A title key's chunks, a row: a key shared by thousands of chunks takes several rows.
+const TITLE_IDS_PER_ROW = 1000;
 const TABLES = ['documentIds', 'fieldLength', 'titles'] as const;
 type Table = (typeof TABLES)[number];
 
@@ -38,23 +42,27 @@ type Table = (typeof TABLES)[number];
 export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys): AsyncGenerator<string | Uint8Array> {
   const turns = new TimeSlices();
   const terms = await index.prepareToSave(turns);
-  yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms, titles: titles.size, miniSearch: index.plain() })}\n`;
+  const titleEntries = titles.entries();
+  const titleRows = titleEntries.reduce((rows, [, docs]) => rows + Math.ceil(docs.length / TITLE_IDS_PER_ROW), 0);
+  yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms, titles: titleRows, miniSearch: index.plain() })}\n`;
   yield* tableLines('documentIds', index.documentIds(), ([doc, id]) => `[${doc},${JSON.stringify(id)}]`, turns);
   yield* tableLines('fieldLength', index.fieldLengthRows(), (doc) => `[${doc},${index.fieldLengthJson(doc)}]`, turns);
-  const titleRows = function* (): Generator<[string, string[]]> {
-    for (const [key, docs] of titles.entries()) yield [key, docs.map((doc) => index.idOf(doc)!)];
+  const rows = function* (): Generator<[string, string[]]> {
+    for (const [key, docs] of titleEntries) {
+      for (let i = 0; i < docs.length; i += TITLE_IDS_PER_ROW) yield [key, docs.slice(i, i + TITLE_IDS_PER_ROW).map((doc) => index.idOf(doc)!)];
+    }
   };
-  yield* tableLines('titles', titleRows(), (row) => JSON.stringify(row), turns);
+  yield* tableLines('titles', rows(), (row) => JSON.stringify(row), turns);
   yield* postingLines(index, turns);
 }
 
-/** A table's entries, each written by `encode`, ENTRIES_PER_LINE to a line `{"<table>":[…]}`. */
+/** A table's entries, each written by `encode`, to lines `{"<table>":[…]}` of ENTRIES_PER_LINE or TABLE_LINE_CHARS. */
 async function* tableLines<T>(table: Table, items: Iterable<T>, encode: (item: T) => string, turns: TimeSlices): AsyncGenerator<string> {
   let line = '';
   let count = 0;
   for (const item of items) {
     line += `${count === 0 ? `{"${table}":[` : ','}${encode(item)}`;
-    if (++count === ENTRIES_PER_LINE) {
+    if (++count === ENTRIES_PER_LINE || line.length >= TABLE_LINE_CHARS) {
       yield `${line}]}\n`;
       line = '';
       count = 0;
