@@ -2,8 +2,8 @@
  * The keyword index file: lines of JSON. A short header first (format, version, counts, MiniSearch's settings),
  * then MiniSearch's document tables and the title map, a few thousand entries a line, each line an object naming
  * its table (`{"documentIds":[[shortId,"chunk id"],…]}`, `{"fieldLength":[[shortId,[lengths]],…]}`,
- * `{"titles":[["key",["chunk id",…]],…]}`, a key shared by many chunks in several rows), then the postings, a few thousand terms a line, each term's postings per
- * field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
+ * `{"titles":[["key",["chunk id",…]],…]}`, a key shared by many chunks in several rows), then the postings, a few
+ * thousand terms a line, each term's postings per field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
  * long nor needs one giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one
  * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
  */
@@ -202,7 +202,11 @@ export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: Chun
     }
     if (!index) {
       header = checkHeader(parsed);
-      index = ChunkPostings.fromPlain(header.miniSearch);
+      try {
+        index = ChunkPostings.fromPlain(header.miniSearch);
+      } catch (error) {
+        throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
+      }
     } else if (Array.isArray(parsed)) {
       loadPostings(index, parsed);
       terms += parsed.length;
@@ -327,7 +331,7 @@ class VarintWriter {
    */
   encodePostings(postings: Map<number, number>): { bytes: Uint8Array; start: number; end: number; pairs: number; lastDoc: number } {
     const unread = postings instanceof LazyPostings ? postings.unreadBytes() : undefined;
-    if (unread !== undefined && unread.added === 0) return { ...unread, pairs: unread.pairs, lastDoc: unread.lastDoc };
+    if (unread !== undefined && unread.added === 0) return unread;
     this.length = 0;
     let previous = 0;
     let pairs = 0;
