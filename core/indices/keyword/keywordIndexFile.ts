@@ -188,8 +188,7 @@ class EncodedArena {
  * line, giving the event loop a turn every few milliseconds. Every count the header gives is checked.
  */
 export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
-  let header: Header | undefined;
-  let index: ChunkPostings | undefined;
+  let loaded: { header: Header; index: ChunkPostings } | undefined;
   const titles = new TitleKeys();
   let titleRows = 0;
   let terms = 0;
@@ -200,23 +199,24 @@ export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: Chun
     } catch (error) {
       throw new KeywordIndexCorruptError(`keyword index line ${lineNumber} is not valid JSON`, { cause: error });
     }
-    if (!index) {
-      header = checkHeader(parsed);
+    if (!loaded) {
+      const header = checkHeader(parsed);
       try {
-        index = ChunkPostings.fromPlain(header.miniSearch);
+        loaded = { header, index: ChunkPostings.fromPlain(header.miniSearch) };
       } catch (error) {
         throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
       }
     } else if (Array.isArray(parsed)) {
-      loadPostings(index, parsed);
+      loadPostings(loaded.index, parsed);
       terms += parsed.length;
     } else {
       const [table, entries] = tableOf(parsed, lineNumber);
-      if (table === 'titles') titleRows += loadTitles(entries, index, titles);
-      else loadTable(table, entries, index);
+      if (table === 'titles') titleRows += loadTitles(entries, loaded.index, titles);
+      else loadTable(table, entries, loaded.index);
     }
   });
-  if (!index || !header) throw new KeywordIndexCorruptError('keyword index is empty');
+  if (!loaded) throw new KeywordIndexCorruptError('keyword index is empty');
+  const { header, index } = loaded;
   const { documentIds, fieldLength } = index.tableSizes();
   if (documentIds !== header.miniSearch.documentCount || fieldLength !== header.miniSearch.documentCount) {
     throw new KeywordIndexCorruptError(`keyword index holds ${documentIds} document ids and ${fieldLength} field-length rows, its header says ${header.miniSearch.documentCount} chunks`);
@@ -355,27 +355,26 @@ class VarintWriter {
   }
 
   private copy(bytes: Uint8Array, start: number, end: number): void {
-    if (this.length + (end - start) > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + (end - start)));
-      grown.set(this.bytes.subarray(0, this.length));
-      this.bytes = grown;
-    }
+    this.room(end - start);
     this.bytes.set(bytes.subarray(start, end), this.length);
     this.length += end - start;
   }
 
   private write(value: number): void {
-    if (this.length + 5 > this.bytes.length) {
-      const grown = new Uint8Array(this.bytes.length * 2);
-      grown.set(this.bytes.subarray(0, this.length));
-      this.bytes = grown;
-    }
+    this.room(5);
     let rest = value;
     while (rest >= 0x80) {
       this.bytes[this.length++] = (rest & 0x7f) | 0x80;
       rest >>>= 7;
     }
     this.bytes[this.length++] = rest;
+  }
+
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + bytes));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
   }
 }
 
