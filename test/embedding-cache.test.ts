@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { CairnVault } from '../core/app/index.js';
+import { defaultConfig } from '../core/config/schema.js';
 import { EmbeddingCache } from '../core/embedding/embeddingCache.js';
 
 const KEY = 'cairn-glove-100d|q8|d35d3fd35535d135';
@@ -309,5 +311,64 @@ describe('EmbeddingCache', () => {
       const v = (await reopened.read([hash(i)]))[0];
       if (v) assert.deepEqual(v, vector(i));
     }
+  });
+});
+
+describe('an opened vault reads its embedding cache only when needed', { timeout: 120_000 }, () => {
+  /** Every file EmbeddingCache.open is asked for while `run` runs (the real open still does the work). */
+  async function cacheOpens(run: (opened: string[]) => Promise<void>): Promise<void> {
+    const opened: string[] = [];
+    const original = EmbeddingCache.open;
+    EmbeddingCache.open = (file, key, dims) => {
+      opened.push(path.basename(file));
+      return original.call(EmbeddingCache, file, key, dims);
+    };
+    try {
+      await run(opened);
+    } finally {
+      EmbeddingCache.open = original;
+    }
+  }
+
+  it('not for a first search; at once for an edit, or a moment after opening', async () => {
+    const vaultDir = path.join(dir, 'vault');
+    const dataRoot = path.join(dir, 'data');
+    await mkdir(vaultDir, { recursive: true });
+    await writeFile(path.join(vaultDir, 'bread.md'), '# Bread\n\nSourdough needs a starter fed daily.\n');
+    const openVault = () => {
+      const config = defaultConfig();
+      config.vault.path = vaultDir;
+      config.index.data_dir = dataRoot;
+      return CairnVault.open(config);
+    };
+    const first = await openVault();
+    await first.index();
+    await first.close();
+
+    await cacheOpens(async (opened) => {
+      const vault = await openVault();
+      try {
+        const { results } = await vault.search({ query: 'sourdough starter', k: 3 });
+        assert.equal(results[0]?.path, 'bread.md');
+        assert.deepEqual(opened, [], 'the first search did not read the cache');
+        await writeFile(path.join(vaultDir, 'kayak.md'), '# Kayak\n\nPaddling across the lake at dawn.\n');
+        const summary = await vault.update(['kayak.md']);
+        assert.equal(summary.embedded, 1);
+        assert.deepEqual(opened, ['embeddings.bin'], 'the edit read it, once');
+      } finally {
+        await vault.close();
+      }
+    });
+
+    await cacheOpens(async (opened) => {
+      const vault = await openVault();
+      try {
+        await vault.search({ query: 'kayak', k: 3 });
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        assert.deepEqual(opened, ['embeddings.bin'], 'read a second after opening, ready for the first edit');
+      } finally {
+        await vault.close();
+      }
+    });
   });
 });

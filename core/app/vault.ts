@@ -51,13 +51,15 @@ export class CairnVault {
   private vocabularyStale = true;
   /** Vocabulary builds, one at a time. */
   private vocabularyBuilds: Promise<void> = Promise.resolve();
+  /** What starts once a first search has most likely been answered (see `open`); a vault closed before then skips it. */
+  private afterFirstSearch?: NodeJS.Timeout;
 
   private constructor(
     readonly config: CairnConfig,
     readonly vaultPath: string,
     readonly dataDir: string,
     private readonly embedder: Embedder,
-    private readonly cache: Promise<EmbeddingCache>,
+    private readonly cache: () => Promise<EmbeddingCache>,
     private readonly chunker: NoteChunker,
     private readonly identity: IndexIdentity,
     private readonly vectorOptions: VectorIndexOptions,
@@ -65,7 +67,7 @@ export class CairnVault {
     rebuild: string | undefined,
     private readonly adaptable: AdaptableModel | undefined,
     private adapted: AdaptedTable | undefined,
-    private readonly expansionWords: { embedder: Pick<Embedder, 'embed' | 'dims' | 'close'>; cache: Promise<EmbeddingCache> } | undefined,
+    private readonly expansionWords: { embedder: Pick<Embedder, 'embed' | 'dims' | 'close'>; cache: () => Promise<EmbeddingCache> } | undefined,
   ) {
     this.pendingRebuild = rebuild;
     this.expander = new EmbeddingNeighbourExpander(expansionWords?.embedder ?? embedder, expansionWords?.cache ?? cache);
@@ -92,7 +94,7 @@ export class CairnVault {
       beforePersist: async () => {
         await this.refreshVocabulary(state);
         if (!this.expansionWords) return this.expander.hashes();
-        await (await this.expansionWords.cache).save(new Set(this.expander.hashes()));
+        await (await this.expansionWords.cache()).save(new Set(this.expander.hashes()));
         return [];
       },
     });
@@ -148,14 +150,15 @@ export class CairnVault {
     });
     // The model loads in its own process while this one reads the index files.
     const stateReady = IndexState.open(dataDir, identityReady, vectorOptionsFor);
-    // The embedding caches are for indexing, not for answering: read after the index has loaded (a first query
-    // waited some 300 ms for the chunks' cache at 50,000 chunks), and awaited by what uses them.
+    // The embedding caches are for indexing, not for answering: read when indexing first needs one, or once the
+    // first search has most likely been answered (read as the index loaded, a first query at 50,000 chunks waited
+    // some 300 ms for them; read as it ran, they took 0.1–0.2 s of its main thread).
     const afterLoad = Promise.all([embedderReady, stateReady]);
-    const cache = afterLoad.then(([embedder]) =>
-      EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims),
+    const cache = onFirstUse(() =>
+      afterLoad.then(([embedder]) =>
+        EmbeddingCache.open(embeddingCacheFile(dataDir, tableHash), `${embedder.modelId}|${embedder.dtype}|${embedder.fingerprint}`, embedder.dims),
+      ),
     );
-    // A failure to read one reaches what awaits it (an index run), never the process as an unhandled rejection.
-    caught(cache);
     const [embedder, identity, { state, rebuild, rechunk }] = await Promise.all([embedderReady, identityReady, stateReady]);
     const chunker = createNoteChunker(config.chunking, embedder.tokens);
     const vectorOptions = vectorOptionsFor(embedder.dims);
@@ -165,14 +168,17 @@ export class CairnVault {
       tableHash && adaptable
         ? {
             embedder: new LazyEmbedder(modelOptions, embedder.dims),
-            cache: caught(afterLoad.then(() => EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims))),
+            cache: onFirstUse(() => afterLoad.then(() => EmbeddingCache.open(path.join(dataDir, 'expansion-words.bin'), `${embedder.modelId}|${embedder.dtype}|${adaptable.fingerprint}`, embedder.dims))),
           }
         : undefined;
     const vault = new CairnVault(config, vaultPath, dataDir, embedder, cache, chunker, identity, vectorOptions, state, rebuild, adaptable, adapted, expansionWords);
     // Searches need no link keys; resolving a link or changing the graph does. They are filed in turns once the
     // first search has most likely been answered (filed at once, they held up a first search by 0.1 s at 50,000
-    // chunks); a change or a link lookup before then files what is left first.
-    setTimeout(() => caught(state.graph.keyLinks()), KEY_LINKS_AFTER_OPEN_MS).unref();
+    // chunks); a change or a link lookup before then files what is left first. The chunks' embedding cache follows.
+    vault.afterFirstSearch = setTimeout(() => {
+      caught(state.graph.keyLinks());
+      void cache();
+    }, AFTER_FIRST_SEARCH_MS).unref();
     if (journal.problem) vault.warnings.push(journal.problem);
     if (rechunk) vault.indexer.rechunkAllOnNextSync();
     return vault;
@@ -398,6 +404,7 @@ export class CairnVault {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.afterFirstSearch);
     await Promise.all([this.embedder.close(), this.chunker.close(), this.expansionWords?.embedder.close()]);
   }
 
@@ -426,10 +433,17 @@ export class CairnVault {
   }
 }
 
-const KEY_LINKS_AFTER_OPEN_MS = 1000;
+/** When work that a first search does not need starts, after the vault opened. */
+const AFTER_FIRST_SEARCH_MS = 1000;
 
 /** The promise, marked as handled: its rejection reaches whoever awaits it later, never the process. */
 function caught<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
+}
+
+/** `make()`, started by the first call and shared by every later one (a failure reaches each caller, never the process). */
+function onFirstUse<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= caught(make()));
 }

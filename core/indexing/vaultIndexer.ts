@@ -26,7 +26,8 @@ export interface VaultIndexerDeps {
   maxNoteBytes?: number;
   embedder: Embedder;
   /** Read while the index is first used; awaited before each use. */
-  cache: Promise<EmbeddingCache>;
+  /** Opened on first use (see CairnVault.open). */
+  cache: () => Promise<EmbeddingCache>;
   state: IndexState;
   /** Runs just before persisting; returns extra embedding-cache hashes to keep. */
   beforePersist?: () => Promise<Iterable<string>>;
@@ -151,7 +152,7 @@ export class VaultIndexer {
         texts.add(note.textHash);
         if (turns.due()) await turns.next();
       }
-      await (await this.deps.cache).save(live);
+      await (await this.deps.cache()).save(live);
       await this.outlines.retain(texts);
     } catch (error) {
       this.unsaved = true;
@@ -434,7 +435,7 @@ export class VaultIndexer {
   /** The vectors of the changed notes' chunks, by chunk hash: read from the cache, or embedded (and cached). */
   private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number; vectors: Map<string, Float32Array> }> {
     const { embedder } = this.deps;
-    const cache = await this.deps.cache;
+    const cache = await this.deps.cache();
     const texts = new Map<string, string>();
     for (const { chunks } of changed) for (const chunk of chunks) if (hasShownText(chunk)) texts.set(chunk.hash, chunk.content);
     const vectors = new Map<string, Float32Array>();

@@ -36,7 +36,8 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
 
   constructor(
     private readonly embedder: Pick<Embedder, 'embed' | 'dims'>,
-    private readonly cache: Promise<EmbeddingCache>,
+    /** Opened on first use. */
+    private readonly cache: () => Promise<EmbeddingCache>,
   ) {}
 
   /** The cache hashes of the vocabulary's vectors (kept when the cache is pruned). */
@@ -50,7 +51,7 @@ export class EmbeddingNeighbourExpander implements QueryExpander {
    * the same whatever the order of the changes: ties between words rank by word (vectorIndex breaks ties by id).
    */
   async build(vocabulary: Iterable<string>): Promise<void> {
-    const cache = await this.cache;
+    const cache = await this.cache();
     const words = new Set<string>();
     for (const term of vocabulary) if (PLAIN_WORD.test(term) && !QUERY_STOP_WORDS.has(term)) words.add(term);
     const added = [...words].filter((w) => !this.indexed.has(w) && !this.unknown.has(w)).sort();
