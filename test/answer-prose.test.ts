@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { containsHint } from '../core/answer/answerEvaluation.js';
 import { answerUnits, renderInline } from '../core/search/answerUnits.js';
-import { answerQuestion } from '../core/answer/index.js';
+import { answerQuestion, sourceLabel } from '../core/answer/index.js';
 import type { CairnVault } from '../core/app/index.js';
 import { indexedNotesVault } from './support/notesVault.js';
 
@@ -87,6 +87,14 @@ describe('answer units read as prose', () => {
       '[Content Security Policies]: https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP',
     ].join('\n');
     assert.deepEqual(answerUnits(text).map((u) => u.plain), ['Set the option in the site configuration.', 'Inline shortcodes are off by default.']);
+  });
+
+  it('name a source by its headings as the page shows them: no code ticks, emphasis or character references', () => {
+    const headerPath = ['collections.After', 'Example of `after` with **`first`**: 2nd&ndash;4th most recent articles'];
+    const label = sourceLabel({ title: 'collections.After', path: 'functions/collections/After.md', headerPath }, 39, 41);
+    assert.equal(label, 'collections.After § Example of after with first: 2nd\u20134th most recent articles (lines 39-41)');
+    // A heading that renders to nothing (only a shortcode) keeps its text rather than vanish from the label.
+    assert.equal(sourceLabel({ title: 'Note', path: 'n.md', headerPath: ['{{< gallery >}}'] }, 1, 2), 'Note § {{< gallery >}} (lines 1-2)');
   });
 
   it('find a Markdown answer_hint in rendered answer text, case-insensitively', () => {

@@ -1,4 +1,5 @@
 import type { AnswerSource } from '../contract/answer.js';
+import { renderInline } from '../search/answerUnits.js';
 import type { AnswerVault } from './types.js';
 
 /**
@@ -35,6 +36,7 @@ export function sourceLabel(source: Pick<AnswerSource, 'title' | 'headerPath' | 
   // Never the folder path: the label is part of what is sent to a configured model.
   const title = source.title || source.path.slice(source.path.lastIndexOf('/') + 1);
   // Most notes open with a heading that repeats their title: "Sorting § Sorting › Random sorting" says it twice.
-  const headers = source.headerPath[0] === title ? source.headerPath.slice(1) : source.headerPath;
+  // Headings read as the page shows them: no code ticks, emphasis markers or character references ("2nd&ndash;4th").
+  const headers = (source.headerPath[0] === title ? source.headerPath.slice(1) : source.headerPath).map((heading) => renderInline(heading) || heading);
   return `${headers.length ? `${title} § ${headers.join(' › ')}` : title} (lines ${startLine}-${endLine})`;
 }
