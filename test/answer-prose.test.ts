@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { containsHint } from '../core/answer/answerEvaluation.js';
 import { answerUnits, renderInline } from '../core/search/answerUnits.js';
 import { answerQuestion, sourceLabel } from '../core/answer/index.js';
@@ -87,6 +88,20 @@ describe('answer units read as prose', () => {
       '[Content Security Policies]: https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP',
     ].join('\n');
     assert.deepEqual(answerUnits(text).map((u) => u.plain), ['Set the option in the site configuration.', 'Inline shortcodes are off by default.']);
+  });
+
+  it('render text without markup characters the way the full rules do (their quick path)', () => {
+    // Prose with every other punctuation mark, line breaks and tabs; the full rules run on it behind a leading code
+    // span (which takes the rule path) and must leave it as the quick path does.
+    const prose = fc.string({ unit: fc.constantFrom(...'abcXYZ019 \t\n.,;:?()]>#|^%-+/\'"äé'.split('')), maxLength: 60 });
+    fc.assert(
+      fc.property(prose, (text) => {
+        const quick = renderInline(text);
+        assert.equal(quick, text.replace(/\s+/g, ' ').trim());
+        assert.equal(renderInline(`\`code\` ${text}`), `code ${quick}`.trim());
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('name a source by its headings as the page shows them: no code ticks, emphasis or character references', () => {

@@ -11,6 +11,8 @@ import { TextVectorCache } from '../core/embedding/textVectorCache.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 import { emptyExplanation, type FusedHit } from '../core/search/ranking/fusion.js';
 import { rerankBySentences } from '../core/search/ranking/sentenceRerank.js';
+import { scoreUnits, type ScoredUnit } from '../core/search/sentenceRanker.js';
+import type { AnswerSource } from '../core/contract/answer.js';
 
 const WORDS = ('garden soil water tomato seedling balcony morning summer weather rain harvest compost shed tools fence ' +
   'bread oven flour yeast dough kitchen recipe butter sugar salt train ticket station window valley lake mountain ' +
@@ -116,6 +118,17 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     assert.equal(ranked[0]!.explain.sentence, null);
     assert.deepEqual(ranked.slice(3).map((h) => h.id), ['z#0', 'w#0']);
     for (let i = 1; i < ranked.length; i++) assert.ok(ranked[i]!.score <= ranked[i - 1]!.score, `score rises at ${i}`);
+  });
+
+  it('a passage scores the same each time, and the same text elsewhere is placed by its own lines', async () => {
+    const text = '## Watering\n\nWater the tomato seedlings every morning in summer.\n\n- The compost stays damp after rain.\n- Tools go back in the shed.\n';
+    const at = (startLine: number): AnswerSource => ({ ...summary('w#0', text), startLine, endLine: startLine + 6, rank: 1, score: 1, pieces: [{ ...summary('w#0', text), startLine, endLine: startLine + 6 }] });
+    const question = 'When should tomato seedlings be watered?';
+    const facts = (units: ScoredUnit[], shift = 0) => units.map((u) => [u.unit.plain, u.startLine - shift, u.endLine - shift, u.score, [...u.terms]]);
+    const first = await scoreUnits((t, as) => vault.embed(t, as), question, [at(3)]);
+    assert.deepEqual(first.map((u) => [u.startLine, u.endLine]), [[5, 5], [7, 7], [8, 8]]);
+    assert.deepEqual(facts(await scoreUnits((t, as) => vault.embed(t, as), question, [at(3)])), facts(first));
+    assert.deepEqual(facts(await scoreUnits((t, as) => vault.embed(t, as), question, [at(40)]), 37), facts(first));
   });
 
   it('an exact title match stays first whatever its sentences say', async () => {

@@ -365,6 +365,8 @@ export function lineAt(text: string, offset: number, startLine: number): number 
  * markers, keep their text. Code spans are rendered first so the markers inside them stay literal.
  */
 export function renderInline(text: string): string {
+  // Plain prose, with none of the characters any rule below starts from, only has its spaces evened out.
+  if (!MARKUP_START.test(text)) return text.replace(/\s+/g, ' ').trim();
   const spans: string[] = [];
   // A code span's content is kept verbatim behind a placeholder, so rules below never touch it.
   let out = text.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, code: string) => `\u0000${spans.push(code.trim()) - 1}\u0000`);
@@ -391,6 +393,9 @@ export function renderInline(text: string): string {
   out = out.replace(/&(#\d{1,7}|#x[\da-f]{1,6}|[a-z]{2,8});/gi, (entity, name: string) => decodeEntity(name) ?? entity);
   return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => spans[Number(i)]).replace(/\s+/g, ' ').trim();
 }
+
+/** Every character a rule of `renderInline` needs to match (and its own placeholder mark). */
+const MARKUP_START = /[`\\[!<{*_~=&\u0000]/;
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", ndash: '\u2013', mdash: '\u2014', hellip: '\u2026',

@@ -55,19 +55,20 @@ type Embed = (texts: readonly string[], as?: TextRole) => Promise<Float32Array[]
  * force-split section (see `openFencesOf`); a whole section begins at its heading, outside code.
  */
 export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[], openAtStart?: (source: AnswerSource) => string | undefined): Promise<ScoredUnit[]> {
-  const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'>> = [];
+  const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'> & { facts: UnitFacts }> = [];
   for (const source of sources) {
     const fences = openFencesOf(source.pieces, openAtStart?.(source));
     source.pieces.forEach((piece, pieceIndex) => {
-      for (const unit of answerUnits(piece.text, piece.startLine === 1, fences[pieceIndex])) {
+      for (const facts of unitFactsOf(piece.text, piece.startLine === 1, fences[pieceIndex])) {
         found.push({
           source,
           pieceIndex,
           piece,
-          unit,
-          startLine: lineAt(piece.text, unit.start, piece.startLine),
-          endLine: lineAt(piece.text, unit.end, piece.startLine),
-          terms: termSet(unit.plain),
+          unit: facts.unit,
+          startLine: piece.startLine + facts.startLines,
+          endLine: piece.startLine + facts.endLines,
+          terms: facts.terms,
+          facts,
         });
       }
     });
@@ -80,7 +81,7 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
   // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.
   const contexts = new Map<string, Set<string>>();
-  const contextOf = (f: (typeof found)[number]): Set<string> => {
+  const contextOf = (f: Pick<ScoredUnit, 'source' | 'piece' | 'startLine'>): Set<string> => {
     const heading = `${f.source.title} ${headerPathAt(f.piece, f.startLine).join(' ')}`;
     let terms = contexts.get(heading);
     if (!terms) contexts.set(heading, (terms = termSet(heading)));
@@ -88,17 +89,67 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   };
   const asked = normalized(question);
 
-  return found.map((f, i) => {
+  return found.map(({ facts, ...f }, i) => {
     const vector = vectors[i];
     const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
     const lexical = coverage(weights, f.terms, contextOf(f));
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
-    const words = f.unit.plain.split(/\s+/).length;
-    const echoes = asked.length > 0 && normalized(f.unit.plain).includes(asked);
-    const form = (words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
+    const echoes = asked.length > 0 && facts.normalized.includes(asked);
+    const form = (facts.words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
     const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * form;
     return { ...f, cosine, coverage: lexical, score, vector };
   });
+}
+
+/** What scoring needs of a unit that does not depend on the question. Shared between calls: never changed. */
+interface UnitFacts {
+  unit: AnswerUnit;
+  /** The unit's first and last line, counted from the passage's first line. */
+  startLines: number;
+  endLines: number;
+  terms: Set<string>;
+  words: number;
+  /** The unit's words in lower case (to see whether it quotes the question). */
+  normalized: string;
+}
+
+/**
+ * The units of recently scored passages, by text, least recently used out first. Every hybrid search scores the
+ * units of its best 30 chunks, and working them out (splitting, rendering, tokenising, stemming) was most of the
+ * stage's time on the main thread and some 2 MB of garbage a query; the searches a person types one after another
+ * and the answer that follows a search meet the same chunks. Bounded by the characters of the texts it holds (a
+ * quarter of a million: the chunks of the last few searches, about 2 MB of heap). Unrelated searches rarely meet
+ * the same chunks (on the 50k scale vault's sample queries an eighth of them within the last 2,000 scored), so it
+ * serves typing and asking, not them. What a text gives never depends on the vault.
+ */
+const recentFacts = new Map<string, { facts: UnitFacts[]; chars: number }>();
+let recentChars = 0;
+const MAX_RECENT_CHARS = 250_000;
+
+function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | undefined): UnitFacts[] {
+  const key = `${atNoteStart ? 1 : 0}${openFence ?? ''}\n${text}`;
+  const known = recentFacts.get(key);
+  if (known) {
+    recentFacts.delete(key);
+    recentFacts.set(key, known);
+    return known.facts;
+  }
+  const facts = answerUnits(text, atNoteStart, openFence).map((unit) => ({
+    unit,
+    startLines: lineAt(text, unit.start, 0),
+    endLines: lineAt(text, unit.end, 0),
+    terms: termSet(unit.plain),
+    words: unit.plain.split(/\s+/).length,
+    normalized: normalized(unit.plain),
+  }));
+  recentFacts.set(key, { facts, chars: key.length });
+  recentChars += key.length;
+  for (const [oldest, { chars }] of recentFacts) {
+    if (recentChars <= MAX_RECENT_CHARS) break;
+    recentFacts.delete(oldest);
+    recentChars -= chars;
+  }
+  return facts;
 }
 
 /** Lower case words only: to see whether a unit quotes the question itself. */
