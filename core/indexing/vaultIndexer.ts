@@ -25,8 +25,7 @@ export interface VaultIndexerDeps {
   /** Notes larger than this are neither read nor indexed (`[vault] max_note_mb`). */
   maxNoteBytes?: number;
   embedder: Embedder;
-  /** Read while the index is first used; awaited before each use. */
-  /** Opened on first use (see CairnVault.open). */
+  /** Opened when first called (see CairnVault.open); called before each use. */
   cache: () => Promise<EmbeddingCache>;
   state: IndexState;
   /** Runs just before persisting; returns extra embedding-cache hashes to keep. */
