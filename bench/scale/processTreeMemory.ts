@@ -22,6 +22,9 @@ export function sampleProcessTree(rootPid: number, intervalMs = 100): { stop(): 
       // A child caught between fork and exec still has the parent's command line, and its RSS is the parent's pages,
       // shared: counting it would add the parent's memory a second time (a 632 MB "process" in one 200k sample).
       if (pid !== rootPid && command === rootCommand) continue;
+      // One caught inside exec shows no command line for a moment (its old pages going, its new ones not yet its
+      // own): the next sample sees what it runs.
+      if (pid !== rootPid && !command) continue;
       const name = pid === rootPid ? 'main' : processName(pid, command);
       sum += rss;
       peaks.processes[name] = Math.max(peaks.processes[name] ?? 0, rss);
