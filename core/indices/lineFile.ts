@@ -17,11 +17,7 @@ export async function eachLine(bytes: Uint8Array, each: (line: string, lineNumbe
     const newline = buffer.indexOf(10, start);
     const end = newline === -1 ? buffer.length : newline;
     lineNumber++;
-    if (end > start) {
-      // Awaited only when it is a promise: a turn of the microtask queue for each of 100,000 lines is itself work.
-      const done = each(buffer.toString('utf8', start, end), lineNumber, turns);
-      if (done) await done;
-    }
+    if (end > start) await each(buffer.toString('utf8', start, end), lineNumber, turns);
     start = end + 1;
     if (turns.due()) await turns.next();
   }
