@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { answerUnits } from '../core/search/answerUnits.js';
 import { extractiveAnswer, looksRelevant, NOT_ANSWERED } from '../core/answer/extractiveAnswer.js';
-import type { SectionEvidence } from '../core/answer/sectionEvidence.js';
+import { sectionEvidence, type SectionEvidence } from '../core/answer/sectionEvidence.js';
+import { questionWords, termSet } from '../core/search/termOverlap.js';
 import type { ScoredUnit } from '../core/search/sentenceRanker.js';
 import type { AnswerSource } from '../core/contract/answer.js';
 import type { ChunkPart } from '../core/chunking/types.js';
@@ -42,6 +43,20 @@ describe('extractive answers quote what the search found', () => {
     assert.equal(looksRelevant(judged(0.2, 2, 3), 0.5), false, 'two words are too few to stand on alone');
     assert.equal(looksRelevant(judged(0, 6, 6), 0.5), false, 'nothing quotable');
     assert.equal(looksRelevant(undefined, 0.5), false);
+  });
+
+  it('counts a compound the question names as one word, found by its whole or a part', () => {
+    assert.deepEqual(questionWords('Can the built-in calculator show fractions of tasks and task lists?'), [['built-in', 'built'], ['calculator'], ['show'], ['fraction'], ['task'], ['list']]);
+    assert.deepEqual(questionWords('How does Get-ChildItem list a folder?'), [['get-childitem', 'childitem', 'child', 'item'], ['list'], ['folder']]);
+    const question = 'Can the built-in calculator show fractions?';
+    const changelog = source(1, 'Changelog', 'Built-in properties no longer display as rich properties.\n');
+    const calculator = source(2, 'Result formatting', 'The calculator shows each result as a fraction.\n');
+    const scored = [changelog, calculator].flatMap((s) => unitsOf(s, 0.3).map((u) => ({ ...u, terms: termSet(u.unit.plain) })));
+    const evidence = sectionEvidence(question, [changelog, calculator], scored);
+    // "built-in" gives the terms built-in and built: one word of the question, not two.
+    assert.equal(evidence.get(changelog)!.sharedTerms, 1);
+    assert.equal(evidence.get(calculator)!.sharedTerms, 3);
+    assert.equal(evidence.get(calculator)!.questionTerms, 4);
   });
 
   it('answers from the top-ranked section when it looks relevant though no section reaches the bar', () => {

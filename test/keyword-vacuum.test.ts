@@ -118,4 +118,16 @@ describe('keyword index vacuum', () => {
     assert.ok(savedTerms.has(words[3]!) && added.every((term) => savedTerms.has(term)));
     assertSearchesAsFresh(index, live, ['shared', words[3]!, words[7]!, added[0]!, added.at(-1)!]);
   });
+  test('a word whose every chunk was discarded and vacuumed away is found again once a new chunk holds it', async () => {
+    // Vacuuming takes the emptied term out of the term tree: the new chunk's posting must go back where searches
+    // look, not to postings remembered from before (a cache of terms' postings across adds got this wrong).
+    const index = KeywordIndex.create();
+    index.upsert(Array.from({ length: 200 }, (_, i) => doc(`n${i}#0`, `gamma own${i}`)));
+    index.remove(Array.from({ length: 200 }, (_, i) => `n${i}#0`));
+    await index.settle();
+    assert.deepEqual(index.terms(), []);
+    index.upsert([doc('m1#0', 'gamma fresh')]);
+    assert.deepEqual(index.search('gamma', 10).map((hit) => hit.id), ['m1#0']);
+    assertSearchesAsFresh(index, new Map([['m1#0', 'gamma fresh']]), ['gamma', 'fresh', 'own1']);
+  });
 });

@@ -23,14 +23,17 @@
  * shared more than two content words with any of its top three sections; paraphrased dev questions whose
  * answer the search ranked in the top three share three to eight with it.
  */
-import { coverage, questionTerms, termSet, termWeights } from '../search/termOverlap.js';
+import { coverage, questionTerms, questionWords, termSet, termWeights } from '../search/termOverlap.js';
 import type { ScoredUnit } from '../search/sentenceRanker.js';
 import type { AnswerSource } from '../contract/answer.js';
 
 export interface SectionEvidence {
   /** 0..1, see above; 0 for a section with nothing quotable. */
   score: number;
-  /** Distinct content words of the question (stems, function words left out) the section's text or headings hold. */
+  /**
+   * Distinct content words of the question (function words left out) the section's text or headings hold; a compound
+   * counts once, by its whole or any part (see questionWords).
+   */
   sharedTerms: number;
   /** How many content words the question has (the same count for every section). */
   questionTerms: number;
@@ -59,7 +62,9 @@ export function sectionEvidence(question: string, sources: readonly AnswerSource
   const weights = termWeights(terms, sources.map((s) => new Set([...words.get(s)!, ...headings.get(s)!])));
   const bestUnit = new Map<AnswerSource, number>();
   for (const unit of scored) bestUnit.set(unit.source, Math.max(bestUnit.get(unit.source) ?? 0, (unit.coverage + unit.cosine) / 2));
-  const content = terms.filter((t) => !FUNCTION_WORDS.has(t));
+  const content = questionWords(question)
+    .map((word) => word.filter((t) => !FUNCTION_WORDS.has(t)))
+    .filter((word) => word.length > 0);
   // A section answers when it does as a whole or when one of its sentences does on its own (the sentence's
   // coverage weighs words against the other sentences, which can favour it). A section with nothing quotable
   // (only code, a table of symbols) cannot be quoted as an answer.
@@ -67,7 +72,7 @@ export function sectionEvidence(question: string, sources: readonly AnswerSource
     sources.map((s) => {
       if (!cosine.has(s)) return [s, { score: 0, sharedTerms: 0, questionTerms: content.length }];
       const score = Math.max((coverage(weights, words.get(s)!, headings.get(s)!) + cosine.get(s)!) / 2, bestUnit.get(s)!);
-      const sharedTerms = content.filter((t) => words.get(s)!.has(t) || headings.get(s)!.has(t)).length;
+      const sharedTerms = content.filter((word) => word.some((t) => words.get(s)!.has(t) || headings.get(s)!.has(t))).length;
       return [s, { score, sharedTerms, questionTerms: content.length }];
     }),
   );

@@ -3,7 +3,7 @@
  * words a sentence contains. Terms come from the keyword index's own tokenizer, so "Get-ChildItem" and
  * "TQ_extra_instructions" split the same way here as in search.
  */
-import { QUERY_STOP_WORDS, tokenizeForSearch } from '../indices/searchTokenizer.js';
+import { QUERY_STOP_WORDS, scanTerms, tokenizeForSearch } from '../indices/searchTokenizer.js';
 
 /**
  * Words that shape a question rather than name its subject ("how can I use X to make Y"): a sentence should
@@ -31,16 +31,47 @@ export function termSet(text: string): Set<string> {
   return new Set(tokenizeForSearch(text).map(stem));
 }
 
+/** A question's term as a content stem, or undefined for a stop word, filler or single letter. */
+function contentStem(term: string): string | undefined {
+  if (QUERY_STOP_WORDS.has(term) || term.length < 2) return undefined;
+  const stemmed = stem(term);
+  return QUESTION_FILLER.has(term) || QUESTION_FILLER.has(stemmed) ? undefined : stemmed;
+}
+
 /** The question's content words as stems: no stop words, no filler, no single letters. */
 export function questionTerms(question: string): string[] {
   const terms = new Set<string>();
   for (const term of tokenizeForSearch(question)) {
-    if (QUERY_STOP_WORDS.has(term) || term.length < 2) continue;
-    const stemmed = stem(term);
-    if (QUESTION_FILLER.has(term) || QUESTION_FILLER.has(stemmed)) continue;
-    terms.add(stemmed);
+    const stemmed = contentStem(term);
+    if (stemmed !== undefined) terms.add(stemmed);
   }
   return [...terms];
+}
+
+/**
+ * The question's content words, each as the stems of the terms its word gives: a compound is one word though the
+ * tokenizer also gives its parts ("built-in" → built-in, built; "Get-ChildItem" → get-childitem, get, childitem).
+ * Words that share a stem ("task", "tasks") are one. For counting how many of the question's words a text holds.
+ */
+export function questionWords(question: string): string[][] {
+  const terms: string[] = [];
+  const tokens: number[] = [];
+  scanTerms(question, terms, tokens);
+  const byToken = new Map<number, Set<string>>();
+  for (const [i, term] of terms.entries()) {
+    const stemmed = contentStem(term);
+    if (stemmed === undefined) continue;
+    const word = byToken.get(tokens[i]!) ?? new Set<string>();
+    word.add(stemmed);
+    byToken.set(tokens[i]!, word);
+  }
+  const words: Set<string>[] = [];
+  for (const word of byToken.values()) {
+    const same = words.find((w) => [...word].some((stemmed) => w.has(stemmed)));
+    if (same) for (const stemmed of word) same.add(stemmed);
+    else words.push(word);
+  }
+  return words.map((word) => [...word]);
 }
 
 /**
