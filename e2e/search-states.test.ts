@@ -12,6 +12,9 @@ import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, SAMPLE_NOTES, type Workspace } from './support/workspace.ts';
 
 const LOG_NOTES = 30;
+/** One page kept in two versions, word for word: a search shows it once, naming the other copy. */
+const MANUAL = '# Anemometer\n\n## Calibration\n\nTo calibrate the anemometer, spin its cups by hand and count the turns for one minute against the stopwatch.\n';
+const COPIES = { 'Manuals/2025/Anemometer.md': MANUAL, 'Manuals/2026/Anemometer.md': MANUAL };
 
 let workspace: Workspace;
 let server: ServeProcess;
@@ -36,10 +39,10 @@ function logNotes(): Record<string, string> {
 
 describe('search, filters and empty states', { timeout: 170_000 }, () => {
   before(async () => {
-    workspace = await createWorkspace({ extraNotes: logNotes() });
+    workspace = await createWorkspace({ extraNotes: { ...logNotes(), ...COPIES } });
     ({ server, browser, page } = await startApp(workspace));
     await page.goto(server.url);
-    await page.getByTestId('status-notes').filter({ hasText: `${SAMPLE_NOTES + LOG_NOTES} notes` }).waitFor({ timeout: 90_000 });
+    await page.getByTestId('status-notes').filter({ hasText: `${SAMPLE_NOTES + LOG_NOTES + 2} notes` }).waitFor({ timeout: 90_000 });
   });
 
   after(() => stopApp({ browser, server, workspace }));
@@ -66,6 +69,22 @@ describe('search, filters and empty states', { timeout: 170_000 }, () => {
     await page.getByTestId('results-summary').filter({ hasText: /^10 of \d+ passages/ }).waitFor();
     await page.getByTestId('show-more').click();
     await page.getByTestId('result-item').nth(10).waitFor();
+  });
+
+  test('a passage kept word for word in two notes is one result, which names the other copy and opens it', async () => {
+    await typeQuery('calibrate the anemometer cups');
+    const copies = page.getByTestId('result-item').filter({ hasText: 'spin its cups by hand' });
+    assert.equal(await copies.count(), 1, 'the two copies are one result');
+    const shown = (await copies.locator('.result-meta .path').textContent())!;
+    const other = Object.keys(COPIES).find((p) => p !== shown)!;
+    assert.ok(shown in COPIES, shown);
+    const button = copies.getByTestId('same-text').getByRole('button', { name: other });
+    // "Manuals/2025/Anemometer.md, lines 1–5": where the copy is.
+    const lines = ((await button.getAttribute('title')) ?? '').split(', ')[1]!;
+    await button.click();
+    await page.getByTestId('note-file-path').filter({ hasText: other }).waitFor();
+    await page.getByTestId('cited-lines').filter({ hasText: `cited ${lines}` }).waitFor();
+    await screenshot(page, 'same-text');
   });
 
   test('`tag:` being typed is no error: it asks for a value and offers the vault\'s tags, most used first', async () => {

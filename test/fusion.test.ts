@@ -10,6 +10,7 @@ const NOW = Date.UTC(2026, 10, 25);
 function context(notes: Record<string, { mtime?: number; links?: string[] }>): RankingContext {
   return {
     noteOf: (id) => id.split('#')[0],
+    textOf: (id) => id,
     mtimeOf: (note) => notes[note]?.mtime ?? NOW - 365 * DAY,
     neighboursOf: (note) => notes[note]?.links ?? [],
     now: NOW,

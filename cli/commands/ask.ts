@@ -42,8 +42,8 @@ function answerMode(value: string): 'auto' | 'extractive' | 'llm' {
   throw new InvalidArgumentError(`--mode expects one of auto, extractive, llm, got "${value}"`);
 }
 
-function citationJson({ n, chunkId, path, title, headerPath, startLine, endLine }: Citation) {
-  return { n, chunkId, path, title, headerPath, startLine, endLine };
+function citationJson({ n, chunkId, path, title, headerPath, startLine, endLine, sameText }: Citation) {
+  return { n, chunkId, path, title, headerPath, startLine, endLine, ...(sameText ? { sameText } : {}) };
 }
 
 /** What follows the streamed tokens (or the whole answer when nothing streamed): notes, then the sources. */
@@ -60,6 +60,6 @@ function formatAnswer(answer: Answer, streamed: boolean): string {
     }
     out += `${answer.answer}\n`;
   }
-  if (answer.citations.length) out += `\nSources:\n${answer.citations.map((c) => `[${c.n}] ${c.path} § ${c.headerPath.join(' › ') || c.title} (lines ${c.startLine}-${c.endLine})`).join('\n')}\n`;
+  if (answer.citations.length) out += `\nSources:\n${answer.citations.map((c) => `[${c.n}] ${c.path} § ${c.headerPath.join(' › ') || c.title} (lines ${c.startLine}-${c.endLine})${c.sameText?.length ? `, also in ${c.sameText.map((copy) => copy.path).join(', ')}` : ''}`).join('\n')}\n`;
   return out;
 }

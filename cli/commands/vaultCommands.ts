@@ -135,7 +135,7 @@ export function registerVaultCommands(program: Command): void {
       });
       for (const problem of response.problems ?? []) warn(problem);
       if (options.json) {
-        const results = response.results.map(({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, neighbours }) => ({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, ...(neighbours ? { neighbours } : {}) }));
+        const results = response.results.map(({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, sameText, neighbours }) => ({ chunkId, path, title, headerPath, startLine, endLine, text, score, explain, ...(sameText ? { sameText } : {}), ...(neighbours ? { neighbours } : {}) }));
         print({
           results,
           text: response.text,
@@ -195,7 +195,8 @@ function formatResults(response: SearchResponse, k: number | undefined): string 
       .filter(Boolean)
       .join(', ') || 'kept by the filters, newest first';
     const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);
-    return `${response.offset + i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}\n   score ${r.score.toFixed(4)} — ${why}`;
+    const copies = r.sameText?.length ? `\n   the same passage is also in ${r.sameText.map((c) => `${c.path} (lines ${c.startLine}-${c.endLine})`).join(', ')}` : '';
+    return `${response.offset + i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}${copies}\n   score ${r.score.toFixed(4)} — ${why}`;
   });
   return `${out.join('\n\n')}\n\n${pageLine(response, k)}\n`;
 }

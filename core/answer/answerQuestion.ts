@@ -67,7 +67,7 @@ export async function answerQuestion(vault: AnswerVault, question: string, optio
 }
 
 function citationOf({ n, source, startLine, endLine }: NumberedSource): Citation {
-  return { n, chunkId: source.chunkId, path: source.path, title: source.title, headerPath: source.headerPath, startLine, endLine };
+  return { n, chunkId: source.chunkId, path: source.path, title: source.title, headerPath: source.headerPath, startLine, endLine, ...(source.sameText ? { sameText: source.sameText } : {}) };
 }
 
 function messageOf(error: unknown): string {

@@ -123,6 +123,7 @@ function citationOf(units: readonly ScoredUnit[], n: number): Citation {
     startLine,
     endLine: Math.max(...units.map((u) => u.endLine)),
     quotes: units.map((u) => ({ text: u.unit.raw, startLine: u.startLine, endLine: u.endLine })),
+    ...(source.sameText ? { sameText: source.sameText } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ export async function retrieveSources(vault: AnswerVault, question: string, k: n
       rank: sources.length + 1,
       score: result.score,
       pieces,
+      ...(result.sameText ? { sameText: result.sameText } : {}),
     });
   }
   return sources;

@@ -2,7 +2,7 @@
  * What an answer to a question is: the checked text, its citations and the passages retrieved. Types only, shared
  * by the answer code (core/answer/), every transport and the renderer.
  */
-import type { ChunkSummary } from './search.js';
+import type { ChunkSummary, PassagePlace } from './search.js';
 
 export type AnswerMode = 'extractive' | 'llm';
 
@@ -14,6 +14,8 @@ interface NotePlace {
   headerPath: string[];
   startLine: number;
   endLine: number;
+  /** The same passage, word for word, in other notes (as the search result listed them). */
+  sameText?: PassagePlace[];
 }
 
 /**

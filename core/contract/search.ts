@@ -74,8 +74,16 @@ export interface SnippetSegment {
   match: boolean;
 }
 
+/** Where a passage is: its chunk, note, heading path and lines. */
+export type PassagePlace = Pick<ChunkSummary, 'chunkId' | 'path' | 'title' | 'headerPath' | 'startLine' | 'endLine'>;
+
 export interface SearchResult extends ChunkSummary {
   score: number;
+  /**
+   * The same passage, word for word, in other notes (a vault's copies of a page, a pasted paragraph): shown once,
+   * as this result, with where else it is (core/search/ranking/sameText.ts). Most recently modified first.
+   */
+  sameText?: PassagePlace[];
   /** The chunk as one line of readable text around its first matched word, cut into segments (core/search/snippet.ts). */
   snippet: SnippetSegment[];
   tags: string[];

@@ -33,13 +33,18 @@ export async function readQuestions(file: string): Promise<EvalQuestion[]> {
     });
 }
 
-/** A result answers a question when it is in a relevant note, under the relevant heading (or anywhere when none). */
-export function isRelevant(result: Pick<SearchResult, 'path' | 'headerPath'>, question: EvalQuestion): boolean {
-  return question.relevant.some((r) => r.path === result.path && (r.heading === null || result.headerPath.includes(r.heading)));
+type Placed = Pick<SearchResult, 'path' | 'headerPath'> & { sameText?: ReadonlyArray<Pick<SearchResult, 'path' | 'headerPath'>> };
+
+/**
+ * A result answers a question when it is in a relevant note, under the relevant heading (or anywhere when none); or
+ * when one of the copies it lists is (the same passage word for word, which the result names).
+ */
+export function isRelevant(result: Placed, question: EvalQuestion): boolean {
+  return [result, ...(result.sameText ?? [])].some((place) => question.relevant.some((r) => r.path === place.path && (r.heading === null || place.headerPath.includes(r.heading))));
 }
 
 /** 1-based rank of the first relevant result within the top `k`, or 0. */
-export function firstRelevantRank(results: ReadonlyArray<Pick<SearchResult, 'path' | 'headerPath'>>, question: EvalQuestion, k = 10): number {
+export function firstRelevantRank(results: readonly Placed[], question: EvalQuestion, k = 10): number {
   const index = results.slice(0, k).findIndex((r) => isRelevant(r, question));
   return index + 1;
 }

@@ -1,6 +1,6 @@
 import type { SearchConfig } from '../config/schema.js';
 import { rankingPolicy } from '../config/rankingPolicy.js';
-import type { ChunkSummary, Explanation, SearchRequest, SearchResponse, SearchResult } from '../contract/search.js';
+import type { ChunkSummary, Explanation, PassagePlace, SearchRequest, SearchResponse, SearchResult } from '../contract/search.js';
 import { hasFilters, incompleteOperators, mergeFilters, normalisePathPrefix, normaliseTagKey, parseQuery, type SearchFilters } from '../contract/filters.js';
 import type { Embedder, TextRole } from '../embedding/embedder.js';
 import { emptyTextVector, isEmptyLike } from '../embedding/emptyText.js';
@@ -12,6 +12,7 @@ import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
 import { candidateDepth } from './ranking/depths.js';
 import { emptyExplanation } from './ranking/fusion.js';
 import { rankResults } from './ranking/rankResults.js';
+import { COPY_ALLOWANCE } from './ranking/sameText.js';
 import { rerankBySentences } from './ranking/sentenceRerank.js';
 import type { QueryExpander } from './queryExpander.js';
 import { highlightTerms } from './highlightTerms.js';
@@ -88,11 +89,13 @@ export class QueryOrchestrator {
     // From here to the ranking in one turn of the event loop: indexing goes on between turns, and both rankings
     // and the store must be read as one state (a keyword search run while the query was embedded could name
     // chunks the store has since dropped).
-    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth, { accept, expansions });
-    const vectorHits = meaningful ? vectors.search(vector, depth, accept) : [];
+    // Deeper than fusion takes: copies of a passage in several notes count once (see sameText.ts).
+    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth * COPY_ALLOWANCE, { accept, expansions });
+    const vectorHits = meaningful ? vectors.search(vector, depth * COPY_ALLOWANCE, accept) : [];
 
-    const ranked = rankResults(keywordHits, vectorHits, mode, policy, {
+    const ranked = rankResults(keywordHits, vectorHits, mode, policy, depth, {
       noteOf: (id) => store.chunk(id)!.note.path,
+      textOf: (id) => store.chunk(id)!.chunk.hash,
       mtimeOf: (note) => store.note(note)?.mtimeMs ?? 0,
       neighboursOf: (note) => graph.neighbours(note),
       now: Date.now(),
@@ -103,6 +106,7 @@ export class QueryOrchestrator {
     // The chunks the page can hold, and their texts, are taken from the store in the ranking's turn too: an update
     // applied while the stage waits for vectors must not remove what this ranking found.
     const refs = new Map(ranked.slice(0, rerank ? Math.max(offset + k, policy.rerankDepth) : offset + k).map((hit) => [hit.id, store.chunk(hit.id)!]));
+    const copies = new Map(ranked.slice(0, offset + k).flatMap((hit) => (hit.sameText ? [[hit.id, hit.sameText.map((id) => passagePlace(store.chunk(id)!))] as const] : [])));
     const texts = this.shownTexts([...refs.values()], request.neighbours, rerank);
     const final = rerank
       ? await rerankBySentences({
@@ -115,7 +119,7 @@ export class QueryOrchestrator {
         })
       : ranked;
     const terms = questionTerms(query);
-    const page = final.slice(offset, offset + k).map((hit) => ({ ref: refs.get(hit.id)!, score: hit.score, explain: hit.explain }));
+    const page = final.slice(offset, offset + k).map((hit) => ({ ref: refs.get(hit.id)!, score: hit.score, explain: hit.explain, sameText: copies.get(hit.id) }));
     const results = this.resultsOf(page, await texts, terms, about.highlightTerms, request.neighbours);
     return { ...about, mode, results, expansions, tookMs: performance.now() - started, offset, total: ranked.length, more: offset + results.length < ranked.length };
   }
@@ -176,13 +180,13 @@ export class QueryOrchestrator {
    * alone listed it. `highlight`: the words a snippet marks.
    */
   private resultsOf(
-    hits: ReadonlyArray<{ ref: ChunkRef; score: number; explain: Explanation }>,
+    hits: ReadonlyArray<{ ref: ChunkRef; score: number; explain: Explanation; sameText?: PassagePlace[] }>,
     shown: ReadonlyMap<StoredChunk, string>,
     terms: readonly string[] | null,
     highlight: readonly string[],
     neighbours: boolean | undefined,
   ): SearchResult[] {
-    return hits.map(({ ref, score, explain }) => {
+    return hits.map(({ ref, score, explain, sameText }) => {
       const summary = chunkSummary(ref, shown.get(ref.chunk)!);
       const result: SearchResult = {
         ...(terms ? citeQueriedPart(summary, terms) : citeOpeningPart(summary)),
@@ -191,6 +195,7 @@ export class QueryOrchestrator {
         tags: [...ref.chunk.tags],
         modified: new Date(ref.note.mtimeMs).toISOString(),
         explain,
+        ...(sameText ? { sameText } : {}),
       };
       if (neighbours) {
         const before = ref.note.chunks[ref.chunk.index - 1];
@@ -245,6 +250,11 @@ function withFences(refs: readonly ChunkRef[], shown: ReadonlyMap<StoredChunk, s
     }
     return { chunk, openFence: fenceAtStart.get(ref.chunk) };
   });
+}
+
+/** Where a chunk is, as a result lists the copies of its passage. */
+function passagePlace({ note, chunk }: ChunkRef): PassagePlace {
+  return { chunkId: chunk.id, path: note.path, title: note.title, headerPath: [...chunk.headerPath], startLine: chunk.startLine, endLine: chunk.endLine };
 }
 
 /** A chunk as results cite it, with `text`: what it shows (read from the index: see `NoteStore.texts`). */

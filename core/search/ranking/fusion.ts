@@ -17,6 +17,8 @@ export interface FusedHit {
   note: string;
   score: number;
   explain: Explanation;
+  /** Other chunks with the same text, in other notes (see sameText.ts). */
+  sameText?: string[];
 }
 
 /** The explanation of a chunk no ranking has scored yet. */

@@ -6,6 +6,8 @@ import { applyRecency } from './recency.js';
 
 export interface RankingContext {
   noteOf(id: string): string;
+  /** The chunk's text hash: copies of a passage share it. */
+  textOf(id: string): string;
   mtimeOf(note: string): number;
   neighboursOf(note: string): readonly string[];
   now: number;

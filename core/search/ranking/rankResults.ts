@@ -7,6 +7,7 @@ import type { SearchMode } from '../../contract/search.js';
 import { keywordConfidence, vectorConfidence } from './confidence.js';
 import { convexFusion, reciprocalRankFusion, type FusedHit, type RankedList } from './fusion.js';
 import { rankCandidates, type RankingContext } from './rankCandidates.js';
+import { collapseCopies } from './sameText.js';
 
 /** What ranking needs of a ranker's hit, best first. */
 export interface RankerHit {
@@ -16,8 +17,23 @@ export interface RankerHit {
   exactTitle?: boolean;
 }
 
-/** Every candidate, ranked (the per-note cap applied), so a response can say how many there are in all. */
-export function rankResults(keywordHits: readonly RankerHit[], vectorHits: readonly RankerHit[], mode: SearchMode, policy: RankingPolicy, context: RankingContext): FusedHit[] {
+/**
+ * Every candidate, ranked (the per-note cap applied), so a response can say how many there are in all. Copies of one
+ * passage in several notes are one candidate, with the others listed in `sameText`; each ranking's first `depth`
+ * texts take part (see sameText.ts).
+ */
+export function rankResults(
+  rankerKeywordHits: readonly RankerHit[],
+  rankerVectorHits: readonly RankerHit[],
+  mode: SearchMode,
+  policy: RankingPolicy,
+  depth: number,
+  context: RankingContext,
+): FusedHit[] {
+  const {
+    lists: [keywordHits, vectorHits],
+    copies,
+  } = collapseCopies([rankerKeywordHits, rankerVectorHits], context, depth);
   const base = policy.baseWeights;
   const exactTitle = keywordHits.some((h) => h.exactTitle);
   const lists: RankedList[] = [];
@@ -34,8 +50,8 @@ export function rankResults(keywordHits: readonly RankerHit[], vectorHits: reado
   if (lists.length === 1) lists[0]!.weight = 1;
   else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = base[l.name];
   const fused = policy.fusion === 'convex' ? convexFusion(lists) : reciprocalRankFusion(lists, policy.rrfK);
-  for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
-  return rankCandidates(fused, context, {
+  for (const hit of keywordHits!) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
+  const ranked = rankCandidates(fused, context, {
     // The graph lift is part of hybrid search only.
     graphMultiplier: mode === 'hybrid' ? policy.graphMultiplier : 0,
     graphSources: policy.graphSources,
@@ -43,4 +59,9 @@ export function rankResults(keywordHits: readonly RankerHit[], vectorHits: reado
     maxChunksPerNote: policy.maxChunksPerNote,
     k: Number.POSITIVE_INFINITY,
   });
+  for (const hit of ranked) {
+    const same = copies.get(hit.id);
+    if (same) hit.sameText = same;
+  }
+  return ranked;
 }

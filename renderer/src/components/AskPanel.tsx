@@ -65,6 +65,16 @@ export function AskPanel({ state, openTarget, onOpen, onRetry }: AskPanelProps) 
               .map((citation) => (
                 <li key={citation.n}>
                   <PassageButton passage={citation} n={citation.n} open={isOpen(citation)} onOpen={onOpen} testId="answer-source" />
+                  {citation.sameText?.length ? (
+                    <div className="same-text" data-testid="answer-source-same-text">
+                      <span>The same passage is also in</span>
+                      {citation.sameText.map((copy) => (
+                        <button key={copy.chunkId} type="button" className="link-button path" onClick={() => onOpen(copy)}>
+                          {copy.path}
+                        </button>
+                      ))}
+                    </div>
+                  ) : null}
                 </li>
               ))}
           </ol>

@@ -1,4 +1,5 @@
-// Ranked passages: title, header-path breadcrumb, highlighted snippet, date, lines, and an expandable "why".
+// Ranked passages: title, header-path breadcrumb, highlighted snippet, date, lines, the notes holding the same
+// passage word for word, and an expandable "why".
 import { useEffect, useRef } from 'react';
 import type { SearchResult } from '../../../core/contract/appApi.ts';
 import { formatDate, lineRange } from '../format.ts';
@@ -52,6 +53,27 @@ export function ResultList({ results, query, selected, openChunkId, stale, onSel
               <span>{lineRange(result.startLine, result.endLine)}</span>
               <span>modified {formatDate(result.modified)}</span>
             </div>
+            {result.sameText?.length ? (
+              <div className="same-text" data-testid="same-text">
+                <span>The same passage is also in</span>
+                {result.sameText.map((copy) => (
+                  <button
+                    key={copy.chunkId}
+                    type="button"
+                    className="link-button path"
+                    title={`${copy.path}, ${lineRange(copy.startLine, copy.endLine)}`}
+                    onClick={(event) => {
+                      // Opens the copy, not the result the click would otherwise open.
+                      event.stopPropagation();
+                      onSelect(index);
+                      onOpen({ ...result, ...copy, parts: undefined });
+                    }}
+                  >
+                    {copy.path}
+                  </button>
+                ))}
+              </div>
+            ) : null}
             <WhyDetails result={result} />
           </li>
         );
