@@ -1,6 +1,14 @@
 /** Fusing the keyword and vector rankings of one query into one score per chunk: weighted RRF or convex. */
 import type { Explanation } from '../../contract/search.js';
 
+/** What ranking needs of a ranker's hit, best first. */
+export interface RankerHit {
+  id: string;
+  score: number;
+  /** The keyword ranker's: the whole query is the note's title or an alias. */
+  exactTitle?: boolean;
+}
+
 /** One ranked list going into the fusion, best first. */
 export interface RankedList {
   name: 'keyword' | 'vector';

@@ -5,17 +5,10 @@
 import type { RankingPolicy } from '../../config/rankingPolicy.js';
 import type { SearchMode } from '../../contract/search.js';
 import { keywordConfidence, vectorConfidence } from './confidence.js';
-import { convexFusion, reciprocalRankFusion, type FusedHit, type RankedList } from './fusion.js';
+import { convexFusion, reciprocalRankFusion, type FusedHit, type RankedList, type RankerHit } from './fusion.js';
 import { rankCandidates, type RankingContext } from './rankCandidates.js';
 import { collapseCopies } from './sameText.js';
 
-/** What ranking needs of a ranker's hit, best first. */
-export interface RankerHit {
-  id: string;
-  score: number;
-  /** The keyword ranker's: the whole query is the note's title or an alias. */
-  exactTitle?: boolean;
-}
 
 /**
  * Every candidate, ranked (the per-note cap applied), so a response can say how many there are in all. Copies of one

@@ -11,7 +11,7 @@
  * with it, so a result shows where else its passage is. A text is a chunk's hash, of what it embeds and indexes
  * (with `include_parent_headers`, its heading path too: sections that read alike under other headings stay apart).
  */
-import type { RankerHit } from './rankResults.js';
+import type { RankerHit } from './fusion.js';
 
 export interface CopyContext {
   /** The chunk's text hash. */
