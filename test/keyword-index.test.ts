@@ -153,6 +153,22 @@ describe('prefix and typo tolerance', () => {
     assert.ok(Math.abs(combined - 2 * (score('recieve') + score('gamma'))) < 1e-9, `${combined}`);
   });
 
+  test('a query word finds the other forms of it the vault has (the same Porter stem), each as the word would', () => {
+    const forms = indexOf([
+      ...FILLER,
+      doc('quoted#0', 'A quoted string keeps its spaces.'),
+      doc('quotes#0', 'Double quotes expand variables.'),
+      doc('quota#0', 'The disk quota is exceeded.'),
+      doc('scheduling#0', 'Scheduling a job for every night.'),
+    ]);
+    assert.deepEqual(ids(forms, 'quotes alpha').sort(), ['quoted#0', 'quotes#0']);
+    assert.deepEqual(ids(forms, 'quoting alpha').sort(), ['quoted#0', 'quotes#0'], 'not "quota": a word that only starts alike');
+    assert.deepEqual(ids(forms, 'scheduled alpha'), ['scheduling#0']);
+    // The form counts as the word: the same score as the chunk that has the query's own form, length aside.
+    const score = (query: string, id: string) => forms.search(query, 10).find((hit) => hit.id === id)!.score;
+    assert.ok(Math.abs(score('quoted alpha', 'quoted#0') - score('quotes alpha', 'quoted#0')) < 1e-9);
+  });
+
   test('an exact match outranks a typo correction', () => {
     const both = indexOf([doc('exact#0', 'recieve is misspelled here'), doc('right#0', 'receive is spelled right')]);
     assert.equal(ids(both, 'recieve')[0], 'exact#0');

@@ -3,7 +3,10 @@
  * words a sentence contains. Terms come from the keyword index's own tokenizer, so "Get-ChildItem" and
  * "TQ_extra_instructions" split the same way here as in search.
  */
+import { stemmer } from 'stemmer';
 import { QUERY_STOP_WORDS, scanTerms, tokenizeForSearch } from '../indices/searchTokenizer.js';
+
+const PLAIN_WORD = /^[a-z]+$/;
 
 /**
  * Words that shape a question rather than name its subject ("how can I use X to make Y"): a sentence should
@@ -14,16 +17,21 @@ const QUESTION_FILLER: ReadonlySet<string> = new Set([
   'able', 'there', 'here', 'tell', 'explain', 'mean', 'thing', 'anything', 'something',
 ]);
 
-/** Crude suffix stripping so "tasks"/"task" and "sorting"/"sorted"/"sort" meet; both sides go through it. */
+/** Stems worked out, by term: a search stems the words of some 150 passages, mostly the same few thousand. */
+const stems = new Map<string, string>();
+/** About 2 MB: emptied when full. */
+const MAX_STEMS = 50_000;
+
+/** A term's Porter stem, so "tasks"/"task" and "sorting"/"sorted"/"sort" meet; both sides go through it. */
 export function stem(term: string): string {
-  if (term.length <= 3 || !/^[a-z]+$/.test(term)) return term;
-  if (term.endsWith('ies') && term.length > 4) return `${term.slice(0, -3)}y`;
-  if (term.endsWith('ing') && term.length > 5) return term.slice(0, -3);
-  if (term.endsWith('ed') && term.length > 4) return term.slice(0, -2);
-  if (/(?:ss|us|is)$/.test(term)) return term;
-  if (/(?:ches|shes|xes|sses)$/.test(term)) return term.slice(0, -2);
-  if (term.endsWith('s')) return term.slice(0, -1);
-  return term;
+  if (term.length <= 3 || !PLAIN_WORD.test(term)) return term;
+  let stemmed = stems.get(term);
+  if (stemmed === undefined) {
+    if (stems.size >= MAX_STEMS) stems.clear();
+    stemmed = stemmer(term);
+    stems.set(term, stemmed);
+  }
+  return stemmed;
 }
 
 /** The stems of a text's terms (all of them, stop words included: a question's word may be one). */
