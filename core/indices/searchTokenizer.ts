@@ -11,6 +11,8 @@
  * words of another length are added on top.
  */
 
+import { stemmer } from 'stemmer';
+
 /** Words that shape a question ("how do I", "what is", "something like") rather than name its subject: never matched. */
 export const QUERY_STOP_WORDS: ReadonlySet<string> = new Set([
   'a', 'about', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'could', 'did', 'do', 'does', 'for', 'from',
@@ -149,4 +151,25 @@ function emitCjkRun(run: string, terms: string[]): void {
 
 function codePointLength(text: string): number {
   return SURROGATE.test(text) ? Array.from(text).length : text.length;
+}
+
+const PLAIN_WORD = /^[a-z]+$/;
+/** Stems worked out, by term: a search stems the words of some 150 passages, mostly the same few thousand. */
+const stems = new Map<string, string>();
+/** About 2 MB: emptied when full. */
+const MAX_STEMS = 50_000;
+
+/**
+ * A term's Porter stem (npm `stemmer`), so "tasks"/"task" and "sorting"/"sorted"/"sort" meet; a term that is not a
+ * plain lowercase word (a number, a code name, CJK) is its own stem.
+ */
+export function stem(term: string): string {
+  if (!PLAIN_WORD.test(term)) return term;
+  let stemmed = stems.get(term);
+  if (stemmed === undefined) {
+    if (stems.size >= MAX_STEMS) stems.clear();
+    stemmed = stemmer(term);
+    stems.set(term, stemmed);
+  }
+  return stemmed;
 }

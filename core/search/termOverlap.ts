@@ -3,10 +3,7 @@
  * words a sentence contains. Terms come from the keyword index's own tokenizer, so "Get-ChildItem" and
  * "TQ_extra_instructions" split the same way here as in search.
  */
-import { stemmer } from 'stemmer';
-import { QUERY_STOP_WORDS, scanTerms, tokenizeForSearch } from '../indices/searchTokenizer.js';
-
-const PLAIN_WORD = /^[a-z]+$/;
+import { QUERY_STOP_WORDS, scanTerms, stem, tokenizeForSearch } from '../indices/searchTokenizer.js';
 
 /**
  * Words that shape a question rather than name its subject ("how can I use X to make Y"): a sentence should
@@ -16,23 +13,6 @@ const QUESTION_FILLER: ReadonlySet<string> = new Set([
   'use', 'using', 'used', 'make', 'get', 'way', 'want', 'need', 'one', 'some', 'any', 'also', 'just', 'possible',
   'able', 'there', 'here', 'tell', 'explain', 'mean', 'thing', 'anything', 'something',
 ]);
-
-/** Stems worked out, by term: a search stems the words of some 150 passages, mostly the same few thousand. */
-const stems = new Map<string, string>();
-/** About 2 MB: emptied when full. */
-const MAX_STEMS = 50_000;
-
-/** A term's Porter stem, so "tasks"/"task" and "sorting"/"sorted"/"sort" meet; both sides go through it. */
-export function stem(term: string): string {
-  if (term.length <= 3 || !PLAIN_WORD.test(term)) return term;
-  let stemmed = stems.get(term);
-  if (stemmed === undefined) {
-    if (stems.size >= MAX_STEMS) stems.clear();
-    stemmed = stemmer(term);
-    stems.set(term, stemmed);
-  }
-  return stemmed;
-}
 
 /** The stems of a text's terms (all of them, stop words included: a question's word may be one). */
 export function termSet(text: string): Set<string> {

@@ -2,8 +2,7 @@
  * Which terms a keyword query scores: its own words (stop words dropped unless the query is nothing else), as-you-type
  * completions of the last word, light typo corrections, and weighted expansion terms.
  */
-import { stemmer } from 'stemmer';
-import { QUERY_STOP_WORDS, foldAccents, scanTerms, tokenizeForSearch } from '../searchTokenizer.js';
+import { QUERY_STOP_WORDS, foldAccents, scanTerms, stem, tokenizeForSearch } from '../searchTokenizer.js';
 import type { ChunkPostings } from './miniSearchInternals.js';
 
 // Prefix matching completes the word being typed: only the last query word, only from 3 characters on.
@@ -12,10 +11,11 @@ const PREFIX_MIN_LENGTH = 3;
 const MAX_PREFIX_EXPANSIONS = 30;
 // Typo tolerance: only for words long enough that one edit rarely lands on another real word.
 const FUZZY = { minLength: 6, fuzziness: 0.15, maxDistance: 2, maxExpansions: 20 } as const;
-// Other forms of a query word (the same Porter stem): "quotes" finds "quote", "quoted", "quoting", each scored as
-// the word itself would be. At most this many terms sharing the stem's start are looked at.
-const WORD_FORMS = { minLength: 4, maxScanned: 400 } as const;
-const PLAIN_WORD = /^[a-z]+$/;
+// Other forms of a query word of four letters or more (the same Porter stem): "quotes" finds "quote", "quoted",
+// "quoting", each scored as the word itself would be. At most MAX_FORMS_SCANNED terms sharing the stem's start are
+// looked at.
+const HAS_FORMS = /^[a-z]{4,}$/;
+const MAX_FORMS_SCANNED = 400;
 // MiniSearch's own weights for prefix and fuzzy matches.
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
@@ -81,20 +81,20 @@ export function planQuery(query: string, index: ChunkPostings): QueryPlan {
     if (last && term.length >= PREFIX_MIN_LENGTH && lastWhole.endsWith(term)) addPrefixCompletions(plan, index, term, slot);
     // A word the vault does not contain is likely misspelt; a word it does contain is taken as meant.
     if (term.length >= FUZZY.minLength && !CJK.test(term) && !index.liveFrequency(index.postings(term))) addTypoCorrections(plan, index, term, slot);
-    if (term.length >= WORD_FORMS.minLength && PLAIN_WORD.test(term)) addWordForms(plan, index, term, slot);
+    if (HAS_FORMS.test(term)) addWordForms(plan, index, term, slot);
   }
   return plan;
 }
 
 /** The vault's other forms of an English word: terms with its Porter stem, found among those sharing its start. */
 function addWordForms(plan: QueryPlan, index: ChunkPostings, term: string, slot: number): void {
-  const stem = stemmer(term);
+  const stemmed = stem(term);
   // "happy" stems to "happi": the forms start with the stem less its last letter.
-  const start = stem.slice(0, Math.max(3, stem.length - 1));
+  const start = stemmed.slice(0, Math.max(3, stemmed.length - 1));
   let scanned = 0;
   for (const [candidate, fields] of index.atPrefix(start)) {
-    if (++scanned > WORD_FORMS.maxScanned) break;
-    if (candidate === term || !PLAIN_WORD.test(candidate) || stemmer(candidate) !== stem || !index.liveFrequency(fields)) continue;
+    if (++scanned > MAX_FORMS_SCANNED) break;
+    if (candidate === term || stem(candidate) !== stemmed || !index.liveFrequency(fields)) continue;
     plan.addCandidate(candidate, 1, slot);
   }
 }

@@ -9,7 +9,6 @@ import { convexFusion, reciprocalRankFusion, type FusedHit, type RankedList, typ
 import { rankCandidates, type RankingContext } from './rankCandidates.js';
 import { collapseCopies } from './sameText.js';
 
-
 /**
  * Every candidate, ranked (the per-note cap applied), so a response can say how many there are in all. Copies of one
  * passage in several notes are one candidate, with the others listed in `sameText`; each ranking's first `depth`
@@ -23,10 +22,9 @@ export function rankResults(
   depth: number,
   context: RankingContext,
 ): FusedHit[] {
-  const {
-    lists: [keywordHits, vectorHits],
-    copies,
-  } = collapseCopies([rankerKeywordHits, rankerVectorHits], context, depth);
+  const collapsed = collapseCopies([rankerKeywordHits, rankerVectorHits], context, depth);
+  const keywordHits = collapsed.lists[0]!;
+  const vectorHits = collapsed.lists[1]!;
   const base = policy.baseWeights;
   const exactTitle = keywordHits.some((h) => h.exactTitle);
   const lists: RankedList[] = [];
@@ -43,7 +41,7 @@ export function rankResults(
   if (lists.length === 1) lists[0]!.weight = 1;
   else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = base[l.name];
   const fused = policy.fusion === 'convex' ? convexFusion(lists) : reciprocalRankFusion(lists, policy.rrfK);
-  for (const hit of keywordHits!) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
+  for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
   const ranked = rankCandidates(fused, context, {
     // The graph lift is part of hybrid search only.
     graphMultiplier: mode === 'hybrid' ? policy.graphMultiplier : 0,
@@ -53,7 +51,7 @@ export function rankResults(
     k: Number.POSITIVE_INFINITY,
   });
   for (const hit of ranked) {
-    const same = copies.get(hit.id);
+    const same = collapsed.copies.get(hit.id);
     if (same) hit.sameText = same;
   }
   return ranked;
