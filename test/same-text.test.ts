@@ -13,21 +13,22 @@ import { firstRelevantRank } from '../core/search/evaluation.js';
 
 describe('copies of a passage in rankings', () => {
   const texts: Record<string, string> = { 'a#0': 'X', 'b#0': 'Y', 'c#0': 'X', 'd#0': 'Z', 'e#0': 'W', 'f#0': 'X' };
-  const mtimes: Record<string, number> = { a: 1, b: 1, c: 3, d: 1, e: 1, f: 3 };
-  const context = { textOf: (id: string) => texts[id]!, noteOf: (id: string) => id.split('#')[0]!, mtimeOf: (note: string) => mtimes[note]! };
+  const context = { textOf: (id: string) => texts[id]! };
 
-  it('keeps each text once, at its best rank, under the copy in the newest note (then the first id), the same in both rankings', () => {
-    const keyword = [{ id: 'a#0', score: 9 }, { id: 'b#0', score: 8 }, { id: 'c#0', score: 8 }, { id: 'd#0', score: 7 }];
-    const vector = [{ id: 'f#0', score: 0.9 }, { id: 'e#0', score: 0.8 }, { id: 'a#0', score: 0.7 }];
+  it('keeps each text once, at its best rank, under its first copy by id, the same in both rankings', () => {
+    const keyword = [{ id: 'c#0', score: 9 }, { id: 'b#0', score: 8 }, { id: 'a#0', score: 8 }, { id: 'd#0', score: 7 }];
+    const vector = [{ id: 'f#0', score: 0.9 }, { id: 'e#0', score: 0.8 }, { id: 'c#0', score: 0.7 }];
     const { lists, copies } = collapseCopies([keyword, vector], context);
-    assert.deepEqual(lists[0]!.map((h) => [h.id, h.score]), [['c#0', 9], ['b#0', 8], ['d#0', 7]]);
-    assert.deepEqual(lists[1]!.map((h) => h.id), ['c#0', 'e#0']);
-    assert.deepEqual([...copies], [['c#0', ['f#0', 'a#0']]]);
+    assert.deepEqual(lists[0]!.map((h) => [h.id, h.score]), [['a#0', 9], ['b#0', 8], ['d#0', 7]]);
+    assert.deepEqual(lists[1]!.map((h) => h.id), ['a#0', 'e#0']);
+    assert.deepEqual([...copies], [['a#0', ['c#0', 'f#0']]]);
+    // Each ranking gives back at most `depth` texts.
+    assert.deepEqual(collapseCopies([keyword], context, 2).lists[0]!.map((h) => h.id), ['a#0', 'b#0']);
   });
 
   it('an exact title match among the copies makes the kept entry one; rankings without copies are left as they are', () => {
     const { lists } = collapseCopies([[{ id: 'a#0', score: 5 }, { id: 'c#0', score: 5, exactTitle: true }]], context);
-    assert.deepEqual(lists[0], [{ id: 'c#0', score: 5, exactTitle: true }]);
+    assert.deepEqual(lists[0], [{ id: 'a#0', score: 5, exactTitle: true }]);
     const plain = [{ id: 'b#0', score: 2 }, { id: 'd#0', score: 1 }];
     assert.deepEqual(collapseCopies([plain], context), { lists: [plain], copies: new Map() });
   });
@@ -51,7 +52,7 @@ describe('search over a vault that keeps a page per version', { timeout: 120_000
       await mkdir(path.dirname(path.join(dir, note)), { recursive: true });
       await writeFile(path.join(dir, note), text);
     }
-    // 7.4 is the most recently modified copy.
+    // The newest copy is not the one chosen: the choice must not depend on when files were written.
     for (const [i, version] of versions.entries()) {
       const time = new Date(Date.UTC(2026, 0, [1, 3, 2][i]!));
       await utimes(path.join(dir, version, 'about_Remote.md'), time, time);
@@ -74,16 +75,16 @@ describe('search over a vault that keeps a page per version', { timeout: 120_000
       const response = await vault.search({ query: 'run a command on a remote computer with Invoke-Command', mode, k: 10 });
       const copies = response.results.filter((r) => r.path.endsWith('about_Remote.md'));
       assert.equal(copies.length, 1, JSON.stringify(response.results.map((r) => r.path)));
-      assert.equal(copies[0]!.path, '7.4/about_Remote.md');
+      assert.equal(copies[0]!.path, '5.1/about_Remote.md');
       assert.deepEqual(copies[0]!.sameText?.map((c) => [c.path, c.headerPath.at(-1), c.startLine, c.endLine]), [
+        ['7.4/about_Remote.md', 'How to run a remote command', copies[0]!.startLine, copies[0]!.endLine],
         ['7.5/about_Remote.md', 'How to run a remote command', copies[0]!.startLine, copies[0]!.endLine],
-        ['5.1/about_Remote.md', 'How to run a remote command', copies[0]!.startLine, copies[0]!.endLine],
       ]);
       assert.equal(new Set(response.results.map((r) => r.chunkId)).size, response.results.length);
       assert.equal(response.total, response.results.length);
       assert.ok(response.results.some((r) => r.path === 'Sessions.md'), 'the next passage moves up into the results');
       // A question whose labelled section is one copy finds it in the result that names it.
-      const question = { id: 'q', q: '', kind: 'keyword', relevant: [{ path: '5.1/about_Remote.md', heading: 'How to run a remote command' }] };
+      const question = { id: 'q', q: '', kind: 'keyword', relevant: [{ path: '7.5/about_Remote.md', heading: 'How to run a remote command' }] };
       assert.equal(firstRelevantRank(response.results, question), response.results.indexOf(copies[0]!) + 1);
     });
   }

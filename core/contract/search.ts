@@ -81,7 +81,7 @@ export interface SearchResult extends ChunkSummary {
   score: number;
   /**
    * The same passage, word for word, in other notes (a vault's copies of a page, a pasted paragraph): shown once,
-   * as this result, with where else it is (core/search/ranking/sameText.ts). Most recently modified first.
+   * as this result, with where else it is (core/search/ranking/sameText.ts), in order of their chunk ids.
    */
   sameText?: PassagePlace[];
   /** The chunk as one line of readable text around its first matched word, cut into segments (core/search/snippet.ts). */

@@ -6,9 +6,10 @@
  * queries of its headings, often one in a top 5), pushing every other passage down and weighing one text several
  * times in both rankings.
  *
- * Each ranking keeps a text once, at its best rank, under one chunk of the text (the copy in the most recently
- * modified note, then the first by id: the same in both rankings and in every mode); the other copies are listed
- * with it, so a result shows where else its passage is. A text is a chunk's hash, of what it embeds and indexes
+ * Each ranking keeps a text once, at its best rank, under one chunk of the text (the first by id, so its note's path
+ * first: the same in both rankings, in every mode, and however the index was built; a choice by modification time
+ * would differ between two copies of a vault); the other copies are listed with it, in id order, so a result shows
+ * where else its passage is. A text is a chunk's hash, of what it embeds and indexes
  * (with `include_parent_headers`, its heading path too: sections that read alike under other headings stay apart).
  */
 import type { RankerHit } from './fusion.js';
@@ -16,14 +17,12 @@ import type { RankerHit } from './fusion.js';
 export interface CopyContext {
   /** The chunk's text hash. */
   textOf(id: string): string;
-  noteOf(id: string): string;
-  mtimeOf(note: string): number;
 }
 
 export interface CollapsedRankings<H extends RankerHit> {
   /** Each ranking with every text once, at its best rank, under the text's chosen chunk. */
   lists: H[][];
-  /** A chosen chunk's copies (other chunks with its text in either ranking), most recent note first. */
+  /** A chosen chunk's copies (other chunks with its text in either ranking), in id order. */
   copies: Map<string, string[]>;
 }
 
@@ -51,8 +50,7 @@ export function collapseCopies<H extends RankerHit>(lists: ReadonlyArray<readonl
   const copies = new Map<string, string[]>();
   for (const ids of byText.values()) {
     if (ids.length < 2) continue;
-    const time = new Map(ids.map((id) => [id, context.mtimeOf(context.noteOf(id))]));
-    ids.sort((a, b) => time.get(b)! - time.get(a)! || (a < b ? -1 : a > b ? 1 : 0));
+    ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const id of ids) chosen.set(id, ids[0]!);
     copies.set(ids[0]!, ids.slice(1));
   }
