@@ -105,8 +105,10 @@ export class QueryOrchestrator {
     const rerank = mode === 'hybrid' && meaningful && policy.rerankDepth > 0;
     // The chunks the page can hold, and their texts, are taken from the store in the ranking's turn too: an update
     // applied while the stage waits for vectors must not remove what this ranking found.
-    const refs = new Map(ranked.slice(0, rerank ? Math.max(offset + k, policy.rerankDepth) : offset + k).map((hit) => [hit.id, store.chunk(hit.id)!]));
-    const copies = new Map(ranked.slice(0, offset + k).flatMap((hit) => (hit.sameText ? [[hit.id, hit.sameText.map((id) => passagePlace(store.chunk(id)!))] as const] : [])));
+    const pageable = ranked.slice(0, rerank ? Math.max(offset + k, policy.rerankDepth) : offset + k);
+    const refs = new Map(pageable.map((hit) => [hit.id, store.chunk(hit.id)!]));
+    // The copies' places too: the sentence stage can bring a hit from below the page into it.
+    const copies = new Map(pageable.flatMap((hit) => (hit.sameText ? [[hit.id, hit.sameText.map((id) => passagePlace(store.chunk(id)!))] as const] : [])));
     const texts = this.shownTexts([...refs.values()], request.neighbours, rerank);
     const final = rerank
       ? await rerankBySentences({
