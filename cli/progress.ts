@@ -65,7 +65,7 @@ export function describeSummary(summary: IndexSummary): string {
   return [
     `${summary.notes} notes, ${summary.chunks} chunks`,
     `${summary.changedNotes} notes (re)indexed, ${summary.removedNotes} removed, ${summary.failed} failed`,
-    `${summary.embedded} chunk texts embedded, ${summary.cached} from the cache`,
+    `${summary.embedded} chunk texts embedded, ${summary.cached} from the cache; ${summary.indexed} chunks indexed anew, the others kept their entries`,
     `${summary.seconds.toFixed(1)} s (${phases})`,
   ].join('\n');
 }

@@ -390,7 +390,7 @@ describe('StartingApi (the api while the core starts)', () => {
 
   test('after the first indexing, getState waits for the core instead of answering out of date', async () => {
     const { core, starting, coreListener, finishStart } = startingOverCore();
-    coreListener({ type: 'indexing-finished', summary: { notes: 1, chunks: 1, changedNotes: 1, removedNotes: 0, embedded: 1, cached: 0, failed: 0, seconds: 0, phaseSeconds: { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 } } });
+    coreListener({ type: 'indexing-finished', summary: { notes: 1, chunks: 1, changedNotes: 1, removedNotes: 0, embedded: 1, cached: 0, indexed: 1, failed: 0, seconds: 0, phaseSeconds: { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 } } });
     const state = starting.getState();
     finishStart();
     assert.equal(await state, core.state);

@@ -293,6 +293,28 @@ describe('maintenance', () => {
     assert.equal(index.search('second', 10)[0]!.exactTitle, true);
   });
 
+  test('relabel moves a chunk to a new id with everything indexed of it; it never lands on an id in use', async () => {
+    const index = indexOf([...FILLER, doc('notes/a#3@x', 'Unique gazebo paint', { path: 'notes/a.md', title: 'Garden shed', headerPath: ['Paint'] })]);
+    const before = index.search('gazebo paint', 10);
+    assert.equal(index.relabel([['notes/a#3@x', 'notes/a#4@x']]), 1);
+    assert.equal(index.has('notes/a#3@x'), false);
+    assert.equal(index.has('notes/a#4@x'), true);
+    assert.equal(index.size, FILLER.length + 1);
+    assert.deepEqual(index.search('gazebo paint', 10), before.map((hit) => ({ ...hit, id: 'notes/a#4@x' })));
+    const title = index.search('garden shed', 10)[0]!;
+    assert.deepEqual([title.id, title.exactTitle], ['notes/a#4@x', true]);
+    // An absent source or a target in use: nothing changes.
+    assert.equal(index.relabel([['notes/a#3@x', 'notes/a#5@x'], ['notes/a#4@x', 'garden#0']]), 0);
+    assert.deepEqual(ids(index, 'gazebo'), ['notes/a#4@x']);
+    assert.deepEqual(ids(index, 'tomatoes'), ['garden#0']);
+    // Saved and loaded under the new id; removable by it.
+    const loaded = await KeywordIndex.read(await bytesOf(index));
+    assert.deepEqual(loaded.search('gazebo paint', 10), index.search('gazebo paint', 10));
+    loaded.remove(['notes/a#4@x']);
+    assert.deepEqual(ids(loaded, 'gazebo'), []);
+    assert.ok(loaded.search('garden shed', 10).every((hit) => !hit.exactTitle));
+  });
+
   test('a word vacuumed out of the index with its last chunks is found again when a chunk brings it back', async () => {
     // Adding looks each word up in MiniSearch's term tree once per batch; vacuuming deletes emptied words from the
     // tree between batches, so nothing found in one batch may be reused in a later one.

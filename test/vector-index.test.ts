@@ -281,6 +281,27 @@ describe('deletions and replacement', () => {
       assert.ok(recall >= (options.kind === 'hnsw' ? 0.9 : 1), `recall@10 = ${recall}`);
     });
 
+    test(`${name}: a relabelled vector is found under its new id only, after removals and a save too`, async () => {
+      const index = await built(options);
+      index.search(queries[0], 1);
+      const moves = Array.from({ length: 40 }, (_, i): [string, string] => [idOf(i * 13), `moved-${i}`]);
+      assert.equal(index.relabel([...moves, [idOf(1), idOf(2)], ['no-such-id', 'moved-x']]), moves.length);
+      index.remove(Array.from({ length: 30 }, (_, i) => idOf(i * 11 + 5)));
+      assert.equal(index.has(idOf(13)), false);
+      assert.equal(index.has('moved-1'), true);
+      for (const [i, [, to]] of moves.entries()) {
+        const own = corpus[i * 13];
+        const [top] = index.search(own, 1);
+        assert.equal(top?.id, to, `${to} is its own nearest vector`);
+        assert.deepEqual(index.vectorOf(to), own);
+      }
+      const dir = freshDir();
+      await index.save(dir);
+      const loaded = await loadVectorIndex(dir, options);
+      assert.deepEqual(loaded.ids(), index.ids());
+      for (const query of queries) assertSameHits(loaded.search(query, 10), index.search(query, 10), 0);
+    });
+
     test(`${name}: upsert of an existing id replaces its vector`, async () => {
       const index = await built(options);
       index.search(queries[0], 1);
@@ -383,6 +404,7 @@ describe('property: interleaved upserts and removes match a reference Map', () =
   const command = fc.oneof(
     fc.record({ op: fc.constant('upsert' as const), ids: fc.subarray(POOL, { minLength: 1, maxLength: 12 }), seed: fc.integer({ min: 1, max: 1e6 }) }),
     fc.record({ op: fc.constant('remove' as const), ids: fc.subarray(POOL, { minLength: 1, maxLength: 12 }) }),
+    fc.record({ op: fc.constant('relabel' as const), pairs: fc.array(fc.tuple(fc.constantFrom(...POOL), fc.constantFrom(...POOL)), { minLength: 1, maxLength: 6 }) }),
   );
   const configs: Array<{ name: string; options: VectorIndexOptions; exact: boolean }> = [
     { name: 'faiss flat', options: { dims: PROPERTY_DIMS, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9 }, exact: true },
@@ -409,10 +431,21 @@ describe('property: interleaved upserts and removes match a reference Map', () =
                 reference.delete(id);
                 reference.set(id, vectors[i]);
               });
-            } else {
+            } else if (step.op === 'remove') {
               const expected = step.ids.filter((id) => reference.has(id)).length;
               assert.equal(index.remove(step.ids), expected);
               for (const id of step.ids) reference.delete(id);
+            } else {
+              // A moved vector keeps its place (its row), under the new id; a move onto an id in use is refused.
+              let expected = 0;
+              for (const [from, to] of step.pairs) {
+                if (!reference.has(from) || reference.has(to)) continue;
+                const renamed = [...reference].map(([id, vector]): [string, Float32Array] => [id === from ? to : id, vector]);
+                reference.clear();
+                for (const [id, vector] of renamed) reference.set(id, vector);
+                expected++;
+              }
+              assert.equal(index.relabel(step.pairs), expected);
             }
             assert.deepEqual(index.ids(), [...reference.keys()]);
             assert.equal(index.size, reference.size);

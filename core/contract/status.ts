@@ -15,6 +15,8 @@ export interface IndexSummary {
   /** Chunk texts embedded now vs. found in the embedding cache. */
   embedded: number;
   cached: number;
+  /** Chunks added to the keyword and vector indices; the rest kept their entries (unchanged, or moved to a new id). */
+  indexed: number;
   failed: number;
   seconds: number;
   phaseSeconds: Record<IndexPhase, number>;

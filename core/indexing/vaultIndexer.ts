@@ -73,6 +73,8 @@ export class VaultIndexer {
   links: readonly VaultLink[] = [];
   /** Changes applied since the last save (by `update`, or a `sync` that found differences). */
   private unsaved = false;
+  /** Chunks given to the keyword index so far (a run reports its share as `indexed`). */
+  private indexedChunks = 0;
   /** Notes' parse outlines by text hash: a re-chunk after a `[chunking]` change does not parse again. */
   private readonly outlines: OutlineCache;
 
@@ -177,6 +179,7 @@ export class VaultIndexer {
     };
 
     const { entries, gone, failures, replaceFailures, rechunk = false } = await collect(timed);
+    const indexedBefore = this.indexedChunks;
     const candidates = entries.filter((entry) => {
       const known = state.store.note(entry.path);
       return rechunk || !known || known.size !== entry.size || known.mtimeMs !== entry.mtimeMs;
@@ -311,6 +314,7 @@ export class VaultIndexer {
       removedNotes: [...removed].filter((p) => !changedPaths.has(p)).length,
       embedded,
       cached,
+      indexed: this.indexedChunks - indexedBefore,
       failed: failures.size,
       seconds: (performance.now() - started) / 1000,
       phaseSeconds,
@@ -482,14 +486,21 @@ export class VaultIndexer {
     const gone: string[] = [];
     for (const p of removed) for (const chunk of state.store.note(p)?.chunks ?? []) gone.push(chunk.id);
     const unchanged = new Set<string>();
+    // Chunks that come out as they were under another id (a section above them split, merged or added moved their
+    // ordinal): their entries move to the new id, by note, in the turn the store takes the note's new record.
+    const moves = new Map<string, Array<[string, string]>>();
+    const moved = new Set<string>();
     for (const { record } of changed) {
       const before = state.store.note(record.path);
       if (!before) continue;
       if (before.title === record.title && sameList(before.aliases, record.aliases)) {
         const kept = new Map(before.chunks.map((chunk) => [chunk.id, indexedForm(chunk)]));
         for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
+        const pairs = movedChunks(before.chunks, record.chunks, unchanged);
+        if (pairs.length > 0) moves.set(record.path, pairs);
+        for (const [from, to] of pairs) moved.add(from).add(to);
       }
-      for (const chunk of before.chunks) if (!unchanged.has(chunk.id)) gone.push(chunk.id);
+      for (const chunk of before.chunks) if (!unchanged.has(chunk.id) && !moved.has(chunk.id)) gone.push(chunk.id);
       if (turns.due()) await turns.next();
     }
     // A few hundred at a time: removing vectors costs the index's size times the removals (faiss-node's id selector
@@ -506,14 +517,20 @@ export class VaultIndexer {
       if (turns.due()) await turns.next();
     }
     for (const { record } of changed) {
+      const pairs = moves.get(record.path);
+      if (pairs) {
+        state.keyword.relabel(pairs);
+        state.vectors.relabel(pairs);
+      }
       state.store.put(record);
       state.graph.upsertNote(graphNoteOf(record));
       if (turns.due()) await turns.next();
     }
     // A chunk with nothing to show (an empty block, a page of only properties) is no search result.
     const docs = changed.flatMap(({ record, chunks }) =>
-      chunks.filter((c) => hasShownText(c) && !unchanged.has(c.id)).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
+      chunks.filter((c) => hasShownText(c) && !unchanged.has(c.id) && !moved.has(c.id)).map((c) => ({ id: c.id, path: record.path, title: record.title, aliases: record.aliases, headerPath: c.headerPath, tags: c.tags, content: c.content })),
     );
+    this.indexedChunks += docs.length;
     for (let from = 0; from < docs.length; ) {
       // As many as the turn has time for: a first edit after loading decodes the postings of each word it meets.
       from += state.keyword.upsert(docs.slice(from, from + KEYWORD_DOCS_PER_STEP), () => turns.due());
@@ -540,6 +557,31 @@ export class VaultIndexer {
 /** What the keyword and vector indices hold of a chunk (besides its note's path, title and aliases). */
 function indexedForm(chunk: Pick<StoredChunk, 'hash' | 'headerPath' | 'tags'>): string {
   return JSON.stringify([chunk.hash, chunk.headerPath, chunk.tags]);
+}
+
+/**
+ * Pairs [old id, new id] of a note's chunks that kept their indexed form under a new id, in reading order, each
+ * chunk paired once; only ids the other record does not hold, so no move lands on an id in use.
+ */
+function movedChunks(before: readonly StoredChunk[], after: readonly NewChunk[], unchanged: ReadonlySet<string>): Array<[string, string]> {
+  const afterIds = new Set(after.map((chunk) => chunk.id));
+  const beforeIds = new Set(before.map((chunk) => chunk.id));
+  const leaving = new Map<string, string[]>();
+  for (const chunk of before) {
+    if (unchanged.has(chunk.id) || afterIds.has(chunk.id) || chunk.blank) continue;
+    const form = indexedForm(chunk);
+    const ids = leaving.get(form);
+    if (ids) ids.push(chunk.id);
+    else leaving.set(form, [chunk.id]);
+  }
+  const pairs: Array<[string, string]> = [];
+  if (leaving.size === 0) return pairs;
+  for (const chunk of after) {
+    if (unchanged.has(chunk.id) || beforeIds.has(chunk.id)) continue;
+    const from = leaving.get(indexedForm(chunk))?.shift();
+    if (from !== undefined) pairs.push([from, chunk.id]);
+  }
+  return pairs;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -67,6 +67,16 @@ export class KeywordIndex {
     return added.length;
   }
 
+  /**
+   * Moves chunks to new ids, keeping what was indexed of them (their title keys follow: they are held by short
+   * id). Each pair `[from, to]` is moved when `from` is present and `to` is not; returns how many were.
+   */
+  relabel(pairs: Iterable<readonly [string, string]>): number {
+    let moved = 0;
+    for (const [from, to] of pairs) if (this.index.relabel(from, to)) moved++;
+    return moved;
+  }
+
   remove(ids: Iterable<string>): void {
     for (const id of ids) if (this.index.has(id)) this.discard(id);
   }

@@ -207,6 +207,20 @@ export class ChunkPostings {
     return added;
   }
 
+  /**
+   * Gives a chunk another id, keeping its postings, lengths and short id: the same text under a new id (a section
+   * whose place in its note moved). False, changing nothing, when `from` is absent or `to` is taken.
+   */
+  relabel(from: string, to: string): boolean {
+    const m = this.m;
+    const doc = m._idToShortId.get(from);
+    if (doc === undefined || m._idToShortId.has(to)) return false;
+    m._idToShortId.delete(from);
+    m._idToShortId.set(to, doc);
+    m._documentIds.set(doc, to);
+    return true;
+  }
+
   discard(id: string): void {
     if (this.termsSeen) throw new Error('a chunk was discarded while chunks were being added');
     const doc = this.m._idToShortId.get(id);

@@ -95,6 +95,20 @@ export class FaissHnswEngine implements SearchEngine {
     }
   }
 
+  relabeled(from: string, to: string): void {
+    // A build under way returns its graph with the old id, no longer in the store: adopt() leaves that label
+    // out and scans the row exactly, under its new id, until the next build.
+    if (this.pending.delete(from)) {
+      this.pending.add(to);
+      return;
+    }
+    const label = this.graphLabelOf.get(from);
+    if (label === undefined) return;
+    this.graphLabelOf.delete(from);
+    this.graphLabelOf.set(to, label);
+    this.graphIds[label] = to;
+  }
+
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[] {
     this.rebuildIfStale();
     const graph = this.graph;

@@ -46,6 +46,8 @@ export interface VectorIndex {
   upsert(items: ReadonlyArray<{ id: string; vector: Float32Array }>): void;
   /** Removes the ids that are present; returns how many were removed. */
   remove(ids: Iterable<string>): number;
+  /** Moves vectors to new ids: each `[from, to]` whose `from` is present and `to` is not; returns how many. */
+  relabel(pairs: Iterable<readonly [string, string]>): number;
   /** Top-k by inner product, best first, equal scores by id; `accept` filters ids. */
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
   /** Ids in label order. */
@@ -158,6 +160,16 @@ class StoreBackedVectorIndex implements VectorIndex {
     if (replaced.length > 0) this.removeFromStore(replaced);
     this.engine.appended(this.store.append([...batch]));
     this.switchKindIfDue();
+  }
+
+  relabel(pairs: Iterable<readonly [string, string]>): number {
+    let moved = 0;
+    for (const [from, to] of pairs) {
+      if (!this.store.relabel(from, to)) continue;
+      this.engine.relabeled?.(from, to);
+      moved++;
+    }
+    return moved;
   }
 
   remove(ids: Iterable<string>): number {

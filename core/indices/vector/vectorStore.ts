@@ -95,6 +95,17 @@ export class VectorStore {
     return first;
   }
 
+  /** Gives a row another id; false, changing nothing, when `from` is absent or `to` is taken. */
+  relabel(from: string, to: string): boolean {
+    const label = this.labelById.get(from);
+    if (label === undefined || this.labelById.has(to)) return false;
+    this.changeCount++;
+    this.labelById.delete(from);
+    this.labelById.set(to, label);
+    this.idByLabel[label] = to;
+    return true;
+  }
+
   /** Removes the present ids; returns their labels (ascending, before compaction) and ids. */
   remove(ids: Iterable<string>): { labels: number[]; ids: string[] } {
     const labels = new Set<number>();

@@ -44,6 +44,8 @@ export interface SearchEngine {
   appended(from: number): void;
   /** These rows (ascending, numbered before compaction) and ids were removed and the store compacted. */
   removed(labels: readonly number[], ids: readonly string[]): void;
+  /** The store row that held id `from` holds the same vector as `to` now. */
+  relabeled?(from: string, to: string): void;
   /** `k` >= 1, the store is non-empty and `query` has been validated. */
   search(query: Float32Array, k: number, accept?: AcceptId): VectorHit[];
   /** Brings native state in line with the store rows; null when there is nothing native to write. */
