@@ -20,12 +20,16 @@ export interface RankingOptions {
   recencyBoost: boolean;
   maxChunksPerNote: number;
   k: number;
+  /** A chosen chunk's copies (other chunks with its text), in id order: see sameText.ts. */
+  copies?: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
  * Orders fused candidates: exact title/alias matches first; graph lift for chunks of notes linked from or
  * to the top notes (a candidate scores at least `graphMultiplier` × the linking note's best score);
- * recency multipliers; then at most `maxChunksPerNote` per note, top k.
+ * recency multipliers; then at most `maxChunksPerNote` per note, top k. A passage with copies whose note is full
+ * is shown under its first copy in a note that is not (a page kept per version: its sections' copies were all
+ * chosen from the first version's note, which two of them would fill); the others are listed in `sameText`.
  */
 export function rankCandidates(fused: Map<string, Explanation>, context: RankingContext, options: RankingOptions): FusedHit[] {
   const hits: FusedHit[] = [...fused].map(([id, explain]) => ({ id, note: context.noteOf(id), score: explain.rrf, explain }));
@@ -35,14 +39,25 @@ export function rankCandidates(fused: Map<string, Explanation>, context: Ranking
   sortHits(hits);
   const perNote = new Map<string, number>();
   const ranked: FusedHit[] = [];
+  const hasRoom = (note: string) => (perNote.get(note) ?? 0) < options.maxChunksPerNote;
   for (const hit of hits) {
-    const count = perNote.get(hit.note) ?? 0;
-    if (count >= options.maxChunksPerNote) continue;
-    perNote.set(hit.note, count + 1);
-    ranked.push(hit);
+    const copies = options.copies?.get(hit.id);
+    const shown = hasRoom(hit.note) ? hit : copies && underCopy(hit, copies, (id) => hasRoom(context.noteOf(id)), context);
+    if (!shown) continue;
+    if (copies && shown === hit) shown.sameText = [...copies];
+    perNote.set(shown.note, (perNote.get(shown.note) ?? 0) + 1);
+    ranked.push(shown);
     if (ranked.length >= options.k) break;
   }
   return ranked;
+}
+
+/** The hit under its first copy that `fits`, the others (its own chunk among them) as its copies; else undefined. */
+function underCopy(hit: FusedHit, copies: readonly string[], fits: (id: string) => boolean, context: RankingContext): FusedHit | undefined {
+  const copy = copies.find(fits);
+  if (copy === undefined) return undefined;
+  const others = [hit.id, ...copies.filter((id) => id !== copy)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { ...hit, id: copy, note: context.noteOf(copy), sameText: others };
 }
 
 /** Exact title matches first, then by score; ties by id so the order is deterministic. */

@@ -49,10 +49,7 @@ export function rankResults(
     recencyBoost: policy.recencyBoost,
     maxChunksPerNote: policy.maxChunksPerNote,
     k: Number.POSITIVE_INFINITY,
+    copies: collapsed.copies,
   });
-  for (const hit of ranked) {
-    const same = collapsed.copies.get(hit.id);
-    if (same) hit.sameText = same;
-  }
   return ranked;
 }
