@@ -1,11 +1,11 @@
-// Vector index backends on random unit vectors: add, HNSW build, query p50/p95, save/load, file sizes.
+// Vector index backends on random unit vectors: add, HNSW build, query p50/p95, save/load, removals, file sizes.
 // Usage: node --import tsx bench/vector.bench.ts [--sizes 10000,50000] [--dims 100,384] [--queries 200] [--clustered]
 // Random unit vectors are the worst case for HNSW (no neighbourhood structure); --clustered draws them
 // around 1 centre per 100 vectors instead, closer to how text embeddings spread.
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createVectorIndex, faissStatus, loadVectorIndex, type VectorHit, type VectorIndexOptions } from '../core/indices/vector/vectorIndex.js';
+import { createVectorIndex, faissStatus, loadVectorIndex, type VectorHit, type VectorIndex, type VectorIndexOptions } from '../core/indices/vector/vectorIndex.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 const args = process.argv.slice(2);
@@ -19,6 +19,9 @@ const queryCount = listArg('queries', [200])[0];
 const clustered = args.includes('--clustered');
 const K = 10;
 const ADD_BATCH = 1000;
+/** Removals a call: a few hundred (as re-chunking removed them), or about a batch of 500 notes' changed chunks. */
+const SMALL_REMOVALS = 200;
+const BATCH_REMOVALS = 1250;
 
 function normalise(v: Float32Array): Float32Array {
   const norm = Math.hypot(...v);
@@ -107,6 +110,15 @@ try {
         started = performance.now();
         loaded.search(queries[0], K);
         const loadedFirstSearch = ms(started);
+        // A quarter of the vectors removed, as a re-chunk removes them: a few hundred a call, or a batch of notes'
+        // worth a call (each call compacts the whole store).
+        const gone = Array.from({ length: Math.floor(size / 4) }, (_, i) => `chunk-${i * 4 + 1}`);
+        const removalTime = (target: VectorIndex, step: number) => {
+          const from = performance.now();
+          for (let i = 0; i < gone.length; i += step) target.remove(gone.slice(i, i + step));
+          return ms(from);
+        };
+        const [removeSmall, removeBatched] = [removalTime(index, SMALL_REMOVALS), removalTime(loaded, BATCH_REMOVALS)];
 
         console.log(
           `${name.padEnd(11)} add ${fmt(addTime).padStart(8)}` +
@@ -114,6 +126,7 @@ try {
             `  query p50 ${fmt(percentile(times, 0.5))} p95 ${fmt(percentile(times, 0.95))}` +
             `  recall@10 ${recall.toFixed(3)}` +
             `  save ${fmt(saveTime)}  load ${fmt(loadTime)} (+ first search ${fmt(loadedFirstSearch)})` +
+            `  remove 1/4: ${fmt(removeSmall)} by ${SMALL_REMOVALS}, ${fmt(removeBatched)} by ${BATCH_REMOVALS.toLocaleString('en')}` +
             `  files: ${await dirFiles(dir)}`,
         );
         await fs.rm(dir, { recursive: true, force: true });

@@ -55,7 +55,7 @@ const NOTES_PER_BATCH = 500;
 /** Chunks offered to MiniSearch at once (it stops when the turn is up), and vectors given to the vector index between two looks at the clock. */
 const KEYWORD_DOCS_PER_STEP = 500;
 const VECTORS_PER_STEP = 500;
-/** Chunks taken out of the keyword and vector indices between two looks at the clock. */
+/** Chunks taken out of the keyword index between two looks at the clock. */
 const REMOVALS_PER_STEP = 200;
 
 type PhaseTimer = <T>(phase: IndexPhase, work: () => Promise<T>) => Promise<T>;
@@ -503,12 +503,12 @@ export class VaultIndexer {
       for (const chunk of before.chunks) if (!unchanged.has(chunk.id) && !moved.has(chunk.id)) gone.push(chunk.id);
       if (turns.due()) await turns.next();
     }
-    // A few hundred at a time: removing vectors costs the index's size times the removals (faiss-node's id selector
-    // is a list).
+    // Vectors in one call: a removal compacts the whole store whatever its count, so removing a batch's chunks a few
+    // hundred at a time compacted it once per few hundred (at 200,000 vectors, 3.6 s for 50,000 removals, against
+    // 0.2 s at once).
+    state.vectors.remove(gone);
     for (let from = 0; from < gone.length; from += REMOVALS_PER_STEP) {
-      const ids = gone.slice(from, from + REMOVALS_PER_STEP);
-      state.keyword.remove(ids);
-      state.vectors.remove(ids);
+      state.keyword.remove(gone.slice(from, from + REMOVALS_PER_STEP));
       if (turns.due()) await turns.next();
     }
     for (const p of removed) {
@@ -521,6 +521,8 @@ export class VaultIndexer {
       if (pairs) {
         state.keyword.relabel(pairs);
         state.vectors.relabel(pairs);
+        // An entry that was not there to move (an index saved without it) is made below; a vector, by applyVectors.
+        for (const [, to] of pairs) if (!state.keyword.has(to)) moved.delete(to);
       }
       state.store.put(record);
       state.graph.upsertNote(graphNoteOf(record));
