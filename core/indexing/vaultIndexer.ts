@@ -496,7 +496,7 @@ export class VaultIndexer {
       if (before.title === record.title && sameList(before.aliases, record.aliases)) {
         const kept = new Map(before.chunks.map((chunk) => [chunk.id, indexedForm(chunk)]));
         for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
-        const pairs = movedChunks(before.chunks, record.chunks, unchanged);
+        const pairs = movedChunks(before.chunks, record.chunks);
         if (pairs.length > 0) moves.set(record.path, pairs);
         for (const [from, to] of pairs) moved.add(from).add(to);
       }
@@ -563,14 +563,15 @@ function indexedForm(chunk: Pick<StoredChunk, 'hash' | 'headerPath' | 'tags'>): 
 
 /**
  * Pairs [old id, new id] of a note's chunks that kept their indexed form under a new id, in reading order, each
- * chunk paired once; only ids the other record does not hold, so no move lands on an id in use.
+ * chunk paired once: from ids the new record no longer holds to ids the old one did not, so no move lands on an id
+ * in use (nor touches a chunk kept under its own id).
  */
-function movedChunks(before: readonly StoredChunk[], after: readonly NewChunk[], unchanged: ReadonlySet<string>): Array<[string, string]> {
+function movedChunks(before: readonly StoredChunk[], after: readonly NewChunk[]): Array<[string, string]> {
   const afterIds = new Set(after.map((chunk) => chunk.id));
   const beforeIds = new Set(before.map((chunk) => chunk.id));
   const leaving = new Map<string, string[]>();
   for (const chunk of before) {
-    if (unchanged.has(chunk.id) || afterIds.has(chunk.id) || chunk.blank) continue;
+    if (afterIds.has(chunk.id) || chunk.blank) continue;
     const form = indexedForm(chunk);
     const ids = leaving.get(form);
     if (ids) ids.push(chunk.id);
@@ -579,7 +580,7 @@ function movedChunks(before: readonly StoredChunk[], after: readonly NewChunk[],
   const pairs: Array<[string, string]> = [];
   if (leaving.size === 0) return pairs;
   for (const chunk of after) {
-    if (unchanged.has(chunk.id) || beforeIds.has(chunk.id)) continue;
+    if (beforeIds.has(chunk.id)) continue;
     const from = leaving.get(indexedForm(chunk))?.shift();
     if (from !== undefined) pairs.push([from, chunk.id]);
   }

@@ -52,12 +52,14 @@ export function rankCandidates(fused: Map<string, Explanation>, context: Ranking
   return ranked;
 }
 
-/** The hit under its first copy that `fits`, the others (its own chunk among them) as its copies; else undefined. */
+/**
+ * The hit under its first copy that `fits`, the others as its copies (its own chunk first: the chosen copy is the
+ * first by id, so the list stays in id order); else undefined.
+ */
 function underCopy(hit: FusedHit, copies: readonly string[], fits: (id: string) => boolean, context: RankingContext): FusedHit | undefined {
   const copy = copies.find(fits);
   if (copy === undefined) return undefined;
-  const others = [hit.id, ...copies.filter((id) => id !== copy)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { ...hit, id: copy, note: context.noteOf(copy), sameText: others };
+  return { ...hit, id: copy, note: context.noteOf(copy), sameText: [hit.id, ...copies.filter((id) => id !== copy)] };
 }
 
 /** Exact title matches first, then by score; ties by id so the order is deterministic. */

@@ -42,7 +42,7 @@ export function rankResults(
   else if (lists.every((l) => l.weight === 0)) for (const l of lists) l.weight = base[l.name];
   const fused = policy.fusion === 'convex' ? convexFusion(lists) : reciprocalRankFusion(lists, policy.rrfK);
   for (const hit of keywordHits) if (hit.exactTitle) fused.get(hit.id)!.exactTitle = true;
-  const ranked = rankCandidates(fused, context, {
+  return rankCandidates(fused, context, {
     // The graph lift is part of hybrid search only.
     graphMultiplier: mode === 'hybrid' ? policy.graphMultiplier : 0,
     graphSources: policy.graphSources,
@@ -51,5 +51,4 @@ export function rankResults(
     k: Number.POSITIVE_INFINITY,
     copies: collapsed.copies,
   });
-  return ranked;
 }
