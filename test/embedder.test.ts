@@ -282,6 +282,23 @@ describe('token counting', () => {
     }
   });
 
+  it('counts with the real tokenizer when the words are not split as BERT splits them', async () => {
+    // A whole-word vocabulary split at whitespace only: "dogs!" is one piece, unknown to the vocabulary, so one token.
+    const dir = path.join(modelsDir, 'tiny-whitespace');
+    await cp(path.join(modelsDir, 'tiny'), dir, { recursive: true });
+    const tokenizerFile = path.join(dir, 'tokenizer.json');
+    const tokenizer = JSON.parse(await readFile(tokenizerFile, 'utf8'));
+    tokenizer.pre_tokenizer = { type: 'WhitespaceSplit' };
+    await writeFile(tokenizerFile, JSON.stringify(tokenizer));
+    const e = await createEmbedder(options({ model: 'tiny-whitespace' }));
+    try {
+      assert.ok(!(e.tokens instanceof BasicTokenCounter));
+      assert.equal(e.tokens.count('cats and dogs!'), 3);
+    } finally {
+      await e.close();
+    }
+  });
+
   describe('bundled model', { skip: !HAS_BUNDLED }, () => {
     let embedder: Embedder;
     let tokenizer: PreTrainedTokenizer;

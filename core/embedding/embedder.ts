@@ -126,15 +126,27 @@ export async function createEmbedder(options: EmbedderOptions): Promise<Embedder
     root = downloadsDir;
   }
 
-  const folder = await inspectModelFolder(path.join(root, modelId), modelId, dtype);
-  const searchDefaults = await readFusionDefaults(folder.dir).catch((e: Error) => {
-    throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
-  });
-  const prefixes = await readModelPrefixes(folder.dir, modelId).catch((e: Error) => {
-    throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
-  });
+  // The worker starts at once: its process and transformers.js load (some 0.3 s) while the folder is checked here.
   const init: WorkerInit = { modelId, dtype, localModelPath: root, intraOpThreads: INTRA_OP_THREADS };
-  const started = await startWorker(init, loadTimeoutMs).catch((e: Error) => {
+  const checked = new AbortController();
+  const starting = startWorker(init, loadTimeoutMs, checked.signal);
+  // Rejections are awaited below, after the folder's own check, whose error says more.
+  starting.catch(() => undefined);
+  const described = async () => {
+    const folder = await inspectModelFolder(path.join(root, modelId), modelId, dtype);
+    const searchDefaults = await readFusionDefaults(folder.dir).catch((e: Error) => {
+      throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
+    });
+    const prefixes = await readModelPrefixes(folder.dir, modelId).catch((e: Error) => {
+      throw new EmbeddingModelError(`embedding model "${modelId}": ${e.message}`, { cause: e });
+    });
+    return { folder, searchDefaults, prefixes };
+  };
+  const { folder, searchDefaults, prefixes } = await described().catch((e: Error) => {
+    checked.abort();
+    throw e;
+  });
+  const started = await starting.catch((e: Error) => {
     throw new EmbeddingModelError(
       `embedding model "${modelId}" in ${folder.dir} could not be loaded (${e.message}). Check that the folder holds config.json, tokenizer.json and ${folder.onnxFile}, or ${USE_BUNDLED}.`,
       { cause: e },

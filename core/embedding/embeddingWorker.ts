@@ -9,12 +9,10 @@
  * A process can be restarted after a crash, several embedders can coexist, and a native fault in onnxruntime
  * ends only this process.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { env, mean_pooling, pipeline, type DataType, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
+import { env, mean_pooling, pipeline, type DataType, type FeatureExtractionPipeline, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
 import { meanPooledUnitVectors } from './meanPooling.js';
 import { batchesOf } from './textBatches.js';
-import { countsOneTokenPerBasicToken, type TokenizerJson } from './modelFolder.js';
+import { countsOneTokenPerBasicToken, type TokenizerShape } from './modelFolder.js';
 
 /** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
 export interface WorkerInit {
@@ -86,6 +84,29 @@ async function loadExtractor(init: WorkerInit): Promise<FeatureExtractionPipelin
 }
 
 /**
+ * The loaded tokenizer's parts as its tokenizer.json named them. Read from the tokenizer the pipeline built, not from
+ * the file: parsing a 100,000-word tokenizer.json a second time took 0.14 s of every start (the worker is ready
+ * that much later, and on a small vault the first answer waits for it). transformers.js keeps each part's config,
+ * except the pre-tokenizer's, whose class it chose by that config's type.
+ */
+function shapeOf(tokenizer: PreTrainedTokenizer): TokenizerShape {
+  const { normalizer, pre_tokenizer: preTokenizer, model, added_tokens: addedTokens } = tokenizer as unknown as {
+    normalizer?: { config?: { type?: string } } | null;
+    pre_tokenizer?: object | null;
+    model: { config?: { type?: string; continuing_subword_prefix?: string }; vocab?: readonly string[] };
+    added_tokens?: ReadonlyArray<{ content: string }>;
+  };
+  return {
+    normalizer: normalizer ? (normalizer.config?.type ?? 'unknown') : undefined,
+    preTokenizer: preTokenizer ? preTokenizer.constructor.name : undefined,
+    model: model.config?.type,
+    continuingSubwordPrefix: model.config?.continuing_subword_prefix,
+    vocabulary: model.vocab,
+    addedTokens: (addedTokens ?? []).map((t) => t.content),
+  };
+}
+
+/**
  * One batch through the pipeline's own tokenizer and model, pooled as its { pooling: 'mean', normalize: true } does
  * (meanPooling.ts says why not by the pipeline itself). Returns [texts, dims] unit vectors.
  */
@@ -134,11 +155,7 @@ async function start(init: WorkerInit) {
     extractor = await loadExtractor(init);
     // One probe gives the real output width (config.json's hidden_size need not be it).
     dims = (await embedBatch(extractor, [''])).dims;
-    // Read here, not in the app: a tokenizer's vocabulary is a large JSON document.
-    if (init.localModelPath) {
-      const tokenizerJson = await readFile(path.join(init.localModelPath, init.modelId, 'tokenizer.json'), 'utf8');
-      basicCountIsExact = countsOneTokenPerBasicToken(JSON.parse(tokenizerJson) as TokenizerJson);
-    }
+    basicCountIsExact = countsOneTokenPerBasicToken(shapeOf(extractor.tokenizer));
   } catch (e) {
     post({ type: 'load-failed', message: errorText(e) });
     return;

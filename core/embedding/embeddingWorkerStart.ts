@@ -11,12 +11,16 @@ export function sendRequest(worker: ChildProcess, request: WorkerRequest) {
   if (worker.connected) worker.send(request);
 }
 
-/** Starts a worker and resolves once its model is loaded; rejects with the worker's reason or after `timeoutMs` without progress. */
-export function startWorker(init: WorkerInit, timeoutMs: number): Promise<{ worker: ChildProcess; ready: ReadyReply }> {
+/**
+ * Starts a worker and resolves once its model is loaded; rejects with the worker's reason, after `timeoutMs` without
+ * progress, or when `signal` aborts (the worker is stopped then).
+ */
+export function startWorker(init: WorkerInit, timeoutMs: number, signal?: AbortSignal): Promise<{ worker: ChildProcess; ready: ReadyReply }> {
   return new Promise((resolve, reject) => {
     const worker = forkWorkerProcess(import.meta.url, 'embeddingWorker');
     const finish = (error: Error | undefined, ready?: ReadyReply) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('close', onExit);
       if (error) {
         void stopWorker(worker);
@@ -32,7 +36,9 @@ export function startWorker(init: WorkerInit, timeoutMs: number): Promise<{ work
     };
     const onError = (e: Error) => finish(new Error(`the worker process failed: ${e.message}`));
     const onExit = (code: number | null, signal: string | null) => finish(new Error(`the worker process ${describeExit(worker, code, signal)} while loading`));
+    const onAbort = () => finish(new Error('the model load was called off'));
     const timer = setTimeout(() => finish(new Error(`no progress for ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', onMessage).on('error', onError).on('close', onExit);
     sendRequest(worker, { type: 'init', init });
   });

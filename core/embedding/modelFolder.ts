@@ -152,11 +152,15 @@ export async function inspectModelFolder(dir: string, modelId: string, dtype: st
   };
 }
 
-export interface TokenizerJson {
-  normalizer?: { type?: string } | null;
-  pre_tokenizer?: { type?: string } | null;
-  model?: { type?: string; vocab?: Record<string, number>; continuing_subword_prefix?: string };
-  added_tokens?: Array<{ content: string }>;
+/** What decides how a tokenizer counts: its parts' types (as tokenizer.json names them), vocabulary and added tokens. */
+export interface TokenizerShape {
+  normalizer?: string;
+  preTokenizer?: string;
+  model?: string;
+  continuingSubwordPrefix?: string;
+  /** Undefined when the vocabulary cannot be read: then nothing is assumed of it. */
+  vocabulary?: Iterable<string>;
+  addedTokens: readonly string[];
 }
 
 /**
@@ -164,13 +168,12 @@ export interface TokenizerJson {
  * per BERT pre-token, so BasicTokenCounter's count is exact for ordinary text and an upper bound otherwise (it
  * splits symbols and emoji off words, which BERT keeps as one [UNK]). It is ~25x faster than the tokenizer.
  */
-export function countsOneTokenPerBasicToken(tokenizer: TokenizerJson): boolean {
-  const model = tokenizer.model;
-  if (model?.type !== 'WordPiece' || !model.vocab || tokenizer.pre_tokenizer?.type !== 'BertPreTokenizer') return false;
-  if (tokenizer.normalizer && tokenizer.normalizer.type !== 'BertNormalizer') return false;
-  const prefix = model.continuing_subword_prefix ?? '##';
-  for (const word of Object.keys(model.vocab)) if (word.length > prefix.length && word.startsWith(prefix)) return false;
+export function countsOneTokenPerBasicToken(tokenizer: TokenizerShape): boolean {
+  if (tokenizer.model !== 'WordPiece' || tokenizer.preTokenizer !== 'BertPreTokenizer' || !tokenizer.vocabulary) return false;
+  if (tokenizer.normalizer !== undefined && tokenizer.normalizer !== 'BertNormalizer') return false;
+  const prefix = tokenizer.continuingSubwordPrefix ?? '##';
+  for (const word of tokenizer.vocabulary) if (word.length > prefix.length && word.startsWith(prefix)) return false;
   // Added tokens are cut out of the text wherever they occur; bounded by punctuation ("[CLS]") they fall on
   // basic-token boundaries, but a letter-bounded one could split a word into more tokens than counted.
-  return (tokenizer.added_tokens ?? []).every((t) => /^[^\s\p{L}\p{M}\p{N}](?:.*[^\s\p{L}\p{M}\p{N}])?$/su.test(t.content));
+  return tokenizer.addedTokens.every((t) => /^[^\s\p{L}\p{M}\p{N}](?:.*[^\s\p{L}\p{M}\p{N}])?$/su.test(t));
 }
