@@ -78,6 +78,20 @@ describe('extractive answers quote what the search found', () => {
     assert.deepEqual(answer.citations.map((c) => c.path), ['Note1.md', 'Note2.md'], 'the search\'s order, both cited');
   });
 
+  it('does not pass over a section that looks relevant to quote one ranked below it', () => {
+    const top = source(1, 'Limits', 'Limit the number of tasks shown.\n');
+    const between = source(2, 'Order of operations', 'Filters run first, then limits, then grouping.\n');
+    const third = source(3, 'Group counts', 'A group heading shows its count when asked.\n');
+    const fourth = source(4, 'Styling', 'Group headings can be styled.\n');
+    const ask = (judgedBetween: SectionEvidence) => {
+      const evidence = new Map([[top, judged(0.7, 4)], [between, judgedBetween], [third, judged(0.6, 3)], [fourth, judged(0.45, 3)]]);
+      const scored = [...unitsOf(top, 0.7), ...unitsOf(between, judgedBetween.score), ...unitsOf(third, 0.6), ...unitsOf(fourth, 0.45)];
+      return extractiveAnswer([top, between, third, fourth], scored, evidence, SETTINGS).citations.map((c) => c.path);
+    };
+    assert.deepEqual(ask(judged(0.42, 3)), ['Note1.md', 'Note2.md', 'Note3.md'], 'ranked above a quoted section and looks relevant: quoted');
+    assert.deepEqual(ask(judged(0.3, 1)), ['Note1.md', 'Note3.md'], 'does not look relevant: passed over');
+  });
+
   it('leads with the top-ranked section when the answer rests on sections that only look relevant', () => {
     const top = source(1, 'Quote characters', 'A rune literal is a single character written as its numeric code point.\n');
     const below = source(2, 'Output formats', 'The isPlainText option parses templates with the text package instead.\n');

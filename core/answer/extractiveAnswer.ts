@@ -49,9 +49,9 @@ export function looksRelevant(judged: SectionEvidence | undefined, minConfidence
  * The search already found the passage; the answer quotes it. Among the top sections, those with enough
  * evidence each give their best sentence (so each is cited), then their next best fill up to max_sentences.
  *
- * Which sections: those that answer with confidence (evidence at least [answer] min_confidence), and the
- * search's top-ranked quotable section whenever it looks relevant: the search trusted it most, so an answer
- * that leaves it out drops what the search found. When no section reaches the bar but some look relevant, the
+ * Which sections: those that answer with confidence (evidence at least [answer] min_confidence), the search's
+ * top-ranked quotable section whenever it looks relevant (the search trusted it most, so an answer that leaves it
+ * out drops what the search found), and any section that looks relevant ranked above one of those. When no section reaches the bar but some look relevant, the
  * answer quotes those: "your notes don't seem to answer this" is for questions where the search found nothing
  * that looks relevant.
  */
@@ -68,6 +68,9 @@ export function extractiveAnswer(sources: AnswerSource[], scored: readonly Score
   // It joins whenever it looks relevant, and always when the answer rests on sections that only look relevant:
   // then none is vouched for by its own evidence, and the search's order is the better judge among them.
   if (chosen.size > 0 && first && (plausible(first) || strong.length === 0)) chosen.add(first);
+  // Nor does it pass over a section that looks relevant to quote one the search ranked below it.
+  const lowest = Math.max(0, ...[...chosen].map((s) => s.rank));
+  for (const s of top) if (s.rank < lowest && plausible(s)) chosen.add(s);
   const picked = pickUnits(scored.filter((u) => chosen.has(u.source)), settings.maxSentences);
   if (picked.length === 0) return notAnswered(sources, scored);
   const groups = groupBySource(picked);
