@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, configErrorLines } from '../core/app/index.js';
 import { registerAskCommand } from './commands/ask.js';
@@ -8,11 +7,12 @@ import { registerVaultCommands } from './commands/vaultCommands.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { fail } from './output.js';
+import packageJson from '../package.json' with { type: 'json' };
 
 /** Exit code of a command line that cannot be run as given (an unknown option, a bad value, an empty query). */
 export const USAGE_EXIT_CODE = 2;
 
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = packageJson;
 
 const program = new Command('cairn')
   .description('Cairn: ask your Markdown notes, offline. Every command takes --vault, --data-dir and --config.')

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { serveApp } from '../../core/app/index.js';
-import { ensureRendererBuilt } from '../rendererBuild.js';
+import { ensureRendererBuilt } from '../build/rendererBuild.js';
 import { configFileOf, resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 
 /** The port `cairn serve` and `npm start` listen on unless --port says otherwise. */

@@ -1,12 +1,13 @@
 // Makes sure renderer/dist holds a build of the current renderer sources, building it with Vite's JS API when it is
-// missing or older than any source file. Builds go to a temporary folder that is then swapped in, so a server
-// reading dist (or a second process building at the same time) never sees half a build.
+// missing or older than any source file (swapped in whole, see swapInBuild.ts). Paths are two folders up: the
+// command line also runs bundled from cli/dist.
 import { existsSync } from 'node:fs';
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { swapInBuild } from './swapInBuild.js';
 
-export const RENDERER_DIR = fileURLToPath(new URL('../renderer', import.meta.url));
+export const RENDERER_DIR = fileURLToPath(new URL('../../renderer', import.meta.url));
 export const RENDERER_DIST = path.join(RENDERER_DIR, 'dist');
 
 /** Newest modification time of the renderer's sources (everything under renderer/ but its build output). */
@@ -21,7 +22,7 @@ async function newestSourceTime(dir: string): Promise<number> {
 }
 
 /** The renderer bundles core modules it imports (the outline parser, the API types): a change there is a change too. */
-const CORE_DIR = fileURLToPath(new URL('../core', import.meta.url));
+const CORE_DIR = fileURLToPath(new URL('../../core', import.meta.url));
 
 export async function rendererIsStale(): Promise<boolean> {
   const index = path.join(RENDERER_DIST, 'index.html');
@@ -35,18 +36,8 @@ export async function ensureRendererBuilt(log: (line: string) => void = () => {}
   if (!(await rendererIsStale())) return RENDERER_DIST;
   log('building the UI (renderer/dist)…');
   const { build } = await import('vite');
-  const staging = path.join(RENDERER_DIR, `.dist-build-${process.pid}-${Date.now()}`);
-  try {
+  await swapInBuild(RENDERER_DIST, 'index.html', async (staging) => {
     await build({ configFile: path.join(RENDERER_DIR, 'vite.config.ts'), logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
-    const old = path.join(RENDERER_DIR, `.dist-old-${process.pid}-${Date.now()}`);
-    if (existsSync(RENDERER_DIST)) await rename(RENDERER_DIST, old).catch(() => {});
-    await rename(staging, RENDERER_DIST).catch(async (error: NodeJS.ErrnoException) => {
-      // Another process swapped its build in first: theirs is as fresh as ours.
-      if (!existsSync(path.join(RENDERER_DIST, 'index.html'))) throw error;
-    });
-    await rm(old, { recursive: true, force: true });
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  });
   return RENDERER_DIST;
 }
