@@ -18,7 +18,7 @@ const SAMPLE_VAULT = path.join(ROOT, 'sample-vault');
 const buildOnly = process.argv.includes('--build-only');
 const passThrough = process.argv.slice(2).filter((arg) => arg !== '--build-only');
 
-const { ensureRendererBuilt } = await import('../cli/rendererBuild.ts');
+const { ensureRendererBuilt } = await import('../cli/build/rendererBuild.ts');
 await ensureRendererBuilt((line) => console.error(`cairn: ${line}`));
 
 // `node scripts/start.mjs --build-only`: build the UI and the desktop shell, launch nothing.
