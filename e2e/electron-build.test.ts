@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import type { AppEvent, AppState, AskResponse, SearchResponse } from '../core/contract/appApi.ts';
-import { buildElectron } from '../electron/build.ts';
+import { ELECTRON_DIST } from '../electron/build.ts';
 import type { FromCore, ToCore } from '../electron/coreProtocol.ts';
 import { createWorkspace, type Workspace } from './support/workspace.ts';
 import { REMOTE_METHODS } from '../core/contract/remoteMethods.ts';
@@ -34,7 +34,10 @@ function call<T>(method: Extract<ToCore, { kind: 'call' }>['method'], args: unkn
 
 describe('the Electron build', { timeout: 120_000 }, () => {
   before(async () => {
-    dist = await buildElectron();
+    // Built the way `npm run build:electron` (and `npm start`) builds it: the UI, then the shell.
+    const built = spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/start.mjs', import.meta.url)), '--build-only'], { encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    dist = ELECTRON_DIST;
     workspace = await createWorkspace();
   });
 
