@@ -51,9 +51,9 @@ export function looksRelevant(judged: SectionEvidence | undefined, minConfidence
  *
  * Which sections: those that answer with confidence (evidence at least [answer] min_confidence), the search's
  * top-ranked quotable section whenever it looks relevant (the search trusted it most, so an answer that leaves it
- * out drops what the search found), and any section that looks relevant ranked above one of those. When no section reaches the bar but some look relevant, the
- * answer quotes those: "your notes don't seem to answer this" is for questions where the search found nothing
- * that looks relevant.
+ * out drops what the search found), and any section that looks relevant ranked above one of those. When no
+ * section reaches the bar but some look relevant, the answer quotes those: "your notes don't seem to answer this"
+ * is for questions where the search found nothing that looks relevant.
  */
 export function extractiveAnswer(sources: AnswerSource[], scored: readonly ScoredUnit[], evidence: ReadonlyMap<AnswerSource, SectionEvidence>, settings: ExtractiveSettings): Answer {
   const score = (s: AnswerSource) => evidence.get(s)?.score ?? 0;
