@@ -114,6 +114,9 @@ describe('a damaged index file is detected on open and rebuilt from cached embed
   it('keyword.jsonl: a byte changed in place', () =>
     expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'keyword.jsonl'), 'sourdo'), /keyword\.jsonl is damaged \(checksum mismatch\)/));
 
+  it('notes.jsonl: a byte that breaks its JSON is reported as damage to the file, not as what its parse made of it', () =>
+    expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'notes.jsonl'), '{"path"'), /index file notes\.jsonl is damaged \(checksum mismatch\)/));
+
   it('graph.json: a byte changed in place', () =>
     expectRebuild(async (d) => flipByte(path.join(await generationDir(d), 'graph.json'), 'piano'), /graph\.json is damaged \(checksum mismatch\)/));
 
