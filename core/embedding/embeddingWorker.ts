@@ -9,10 +9,11 @@
  * A process can be restarted after a crash, several embedders can coexist, and a native fault in onnxruntime
  * ends only this process.
  */
-import { env, mean_pooling, pipeline, type DataType, type FeatureExtractionPipeline, type PreTrainedTokenizer, type Tensor } from '@huggingface/transformers';
+import { env, mean_pooling, pipeline, Tensor, type DataType, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { meanPooledUnitVectors } from './meanPooling.js';
 import { batchesOf } from './textBatches.js';
-import { countsOneTokenPerBasicToken, type TokenizerShape } from './modelFolder.js';
+import { countsOneTokenPerBasicToken } from './modelFolder.js';
+import { shapeOf, WholeWordEncoder, type LibraryTokenizer } from './wholeWordEncoder.js';
 
 /** How the worker finds the model: offline from a folder, or downloaded from the hub into a cache folder. */
 export interface WorkerInit {
@@ -83,35 +84,24 @@ async function loadExtractor(init: WorkerInit): Promise<FeatureExtractionPipelin
   return extractor as FeatureExtractionPipeline;
 }
 
-/**
- * The loaded tokenizer's parts as its tokenizer.json named them. Read from the tokenizer the pipeline built, not from
- * the file: parsing a 100,000-word tokenizer.json a second time took 0.14 s of every start (the worker is ready
- * that much later, and on a small vault the first answer waits for it). transformers.js keeps each part's config,
- * except the pre-tokenizer's, whose class it chose by that config's type.
- */
-function shapeOf(tokenizer: PreTrainedTokenizer): TokenizerShape {
-  const { normalizer, pre_tokenizer: preTokenizer, model, added_tokens: addedTokens } = tokenizer as unknown as {
-    normalizer?: { config?: { type?: string } } | null;
-    pre_tokenizer?: object | null;
-    model: { config?: { type?: string; continuing_subword_prefix?: string }; vocab?: readonly string[] };
-    added_tokens?: ReadonlyArray<{ content: string }>;
-  };
-  return {
-    normalizer: normalizer ? (normalizer.config?.type ?? 'unknown') : undefined,
-    preTokenizer: preTokenizer ? preTokenizer.constructor.name : undefined,
-    model: model.config?.type,
-    continuingSubwordPrefix: model.config?.continuing_subword_prefix,
-    vocabulary: model.vocab,
-    addedTokens: (addedTokens ?? []).map((t) => t.content),
+/** Tokenises as the pipeline's tokenizer does: by the whole-word encoder when the tokenizer is of its kind. */
+type Tokenize = (texts: string[]) => { attention_mask: Tensor };
+
+function tokenizerOf(extractor: FeatureExtractionPipeline): Tokenize {
+  const encoder = WholeWordEncoder.of(extractor.tokenizer as unknown as LibraryTokenizer);
+  if (!encoder) return (texts) => extractor.tokenizer(texts, { padding: true, truncation: true }) as { attention_mask: Tensor };
+  return (texts) => {
+    const { dims, ...data } = encoder.encode(texts);
+    return Object.fromEntries(Object.entries(data).map(([key, values]) => [key, new Tensor('int64', values, dims)])) as { attention_mask: Tensor };
   };
 }
 
 /**
- * One batch through the pipeline's own tokenizer and model, pooled as its { pooling: 'mean', normalize: true } does
+ * One batch through the tokenizer and the pipeline's model, pooled as its { pooling: 'mean', normalize: true } does
  * (meanPooling.ts says why not by the pipeline itself). Returns [texts, dims] unit vectors.
  */
-async function embedBatch(extractor: FeatureExtractionPipeline, texts: string[]): Promise<{ vectors: Float32Array; dims: number }> {
-  const inputs = extractor.tokenizer(texts, { padding: true, truncation: true }) as { attention_mask: Tensor };
+async function embedBatch(extractor: FeatureExtractionPipeline, tokenize: Tokenize, texts: string[]): Promise<{ vectors: Float32Array; dims: number }> {
+  const inputs = tokenize(texts);
   const outputs = (await extractor.model(inputs)) as Record<string, Tensor>;
   try {
     const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;
@@ -127,7 +117,7 @@ async function embedBatch(extractor: FeatureExtractionPipeline, texts: string[])
   }
 }
 
-async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, request: Extract<WorkerRequest, { type: 'embed' }>) {
+async function embedBatches(extractor: FeatureExtractionPipeline, tokenize: Tokenize, dims: number, request: Extract<WorkerRequest, { type: 'embed' }>) {
   const { id, texts } = request;
   // Texts of similar length share a batch, so little of each batch is padding; results go back to input order.
   const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length);
@@ -135,7 +125,7 @@ async function embedBatches(extractor: FeatureExtractionPipeline, dims: number, 
   let done = 0;
   for (const batch of batchesOf(order, (i) => texts[i]!.length, Math.max(1, request.batchSize), request.batchChars)) {
     if (cancelled.delete(id)) return;
-    const output = await embedBatch(extractor, batch.map((i) => texts[i]!));
+    const output = await embedBatch(extractor, tokenize, batch.map((i) => texts[i]!));
     if (output.dims !== dims) throw new Error(`model returned ${output.dims}-d vectors, expected ${dims}`);
     batch.forEach((original, k) => vectors.set(output.vectors.subarray(k * dims, (k + 1) * dims), original * dims));
     done += batch.length;
@@ -151,11 +141,13 @@ async function start(init: WorkerInit) {
   let extractor: FeatureExtractionPipeline;
   let dims: number;
   let basicCountIsExact = false;
+  let tokenize: Tokenize;
   try {
     extractor = await loadExtractor(init);
+    tokenize = tokenizerOf(extractor);
     // One probe gives the real output width (config.json's hidden_size need not be it).
-    dims = (await embedBatch(extractor, [''])).dims;
-    basicCountIsExact = countsOneTokenPerBasicToken(shapeOf(extractor.tokenizer));
+    dims = (await embedBatch(extractor, tokenize, [''])).dims;
+    basicCountIsExact = countsOneTokenPerBasicToken(shapeOf(extractor.tokenizer as unknown as LibraryTokenizer));
   } catch (e) {
     post({ type: 'load-failed', message: errorText(e) });
     return;
@@ -166,7 +158,7 @@ async function start(init: WorkerInit) {
     switch (request.type) {
       case 'embed':
         queue = queue.then(() =>
-          embedBatches(extractor, dims, request).catch((e: unknown) => post({ type: 'failed', id: request.id, message: errorText(e) })),
+          embedBatches(extractor, tokenize, dims, request).catch((e: unknown) => post({ type: 'failed', id: request.id, message: errorText(e) })),
         );
         break;
       case 'cancel':
