@@ -171,9 +171,26 @@ export interface TokenizerShape {
 export function countsOneTokenPerBasicToken(tokenizer: TokenizerShape): boolean {
   if (tokenizer.model !== 'WordPiece' || tokenizer.preTokenizer !== 'BertPreTokenizer' || !tokenizer.vocabulary) return false;
   if (tokenizer.normalizer !== undefined && tokenizer.normalizer !== 'BertNormalizer') return false;
-  const prefix = tokenizer.continuingSubwordPrefix ?? '##';
-  for (const word of tokenizer.vocabulary) if (word.length > prefix.length && word.startsWith(prefix)) return false;
+  if (hasContinuationPieces(tokenizer.vocabulary, tokenizer.continuingSubwordPrefix ?? '##')) return false;
   // Added tokens are cut out of the text wherever they occur; bounded by punctuation ("[CLS]") they fall on
   // basic-token boundaries, but a letter-bounded one could split a word into more tokens than counted.
   return tokenizer.addedTokens.every((t) => /^[^\s\p{L}\p{M}\p{N}](?:.*[^\s\p{L}\p{M}\p{N}])?$/su.test(t));
+}
+
+/** Vocabularies already read for continuation pieces, by prefix: the embedding worker asks twice of 100,000 words. */
+const piecesRead = new WeakMap<object, Map<string, boolean>>();
+
+function hasContinuationPieces(vocabulary: Iterable<string>, prefix: string): boolean {
+  const known = typeof vocabulary === 'object' ? piecesRead.get(vocabulary) : undefined;
+  const seen = known?.get(prefix);
+  if (seen !== undefined) return seen;
+  let found = false;
+  for (const word of vocabulary) {
+    if (word.length > prefix.length && word.startsWith(prefix)) {
+      found = true;
+      break;
+    }
+  }
+  if (typeof vocabulary === 'object') piecesRead.set(vocabulary, (known ?? new Map()).set(prefix, found));
+  return found;
 }
