@@ -12,23 +12,39 @@ import { AutoTokenizer, env, pipeline, type FeatureExtractionPipeline } from '@h
 import fc from 'fast-check';
 import { createEmbedder } from '../core/embedding/embedder.js';
 import { BUNDLED_MODEL } from '../core/embedding/modelFolder.js';
-import { WholeWordEncoder, type LibraryTokenizer } from '../core/embedding/wholeWordEncoder.js';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { fromTokenizersJs, WholeWordEncoder, type LibraryBatch, type LibraryTokenizer } from '../core/embedding/wholeWordEncoder.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODELS = path.join(REPO, 'models');
 const HAS_BUNDLED = existsSync(path.join(MODELS, BUNDLED_MODEL, 'config.json'));
 
-async function libraryTokenizer(modelsDir: string, id: string): Promise<LibraryTokenizer> {
+type TransformersTokenizer = LibraryTokenizer & LibraryBatch;
+
+async function libraryTokenizer(modelsDir: string, id: string): Promise<TransformersTokenizer> {
   env.localModelPath = modelsDir;
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.useFSCache = false;
-  return (await AutoTokenizer.from_pretrained(id)) as unknown as LibraryTokenizer;
+  return (await AutoTokenizer.from_pretrained(id)) as unknown as TransformersTokenizer;
 }
 
+const piece = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 10 }),
+  fc.string({ unit: 'grapheme', maxLength: 10 }),
+  fc.stringMatching(/^[ -~\t\n\r\v\f\x00\x01\x7f]{0,12}$/),
+  fc.constantFrom(
+    'the', 'Recurring', 'TASKS', 'don’t', 'e.g.', ' ', '\n', '\t', '.', '-', '_', '`', '[[', ']]', '#tag', '📅', '🔁', '👍🏽',
+    'é', 'e\u0301', 'Ångström', 'Straße', 'İstanbul', 'ΟΔΟΣ', 'ΣΑΣ.', '猫', '한국어', '日本語', '\u{20000}', '\u00a0', '\u2003', '\u3000',
+    '\u200b', '\u200d', '\ufeff', '\u0085', '\ud800', '\ufffd', '\u0000', 'a\u0301\u0323', '[CLS]', '[SEP]', '[UNK]', '[unk]', '##s', 'x'.repeat(101), 'ü'.repeat(101),
+  ),
+);
+/** Texts of up to 24 pieces: what a note can hold and what a tokenizer can trip on. */
+const anyText = fc.array(piece, { maxLength: 24 }).map((pieces) => pieces.join(''));
+
 /** The encoder's batch against the library's, key by key (ids, mask, type ids) and shape. */
-function assertSameBatch(encoder: WholeWordEncoder, tokenizer: LibraryTokenizer, texts: string[]): void {
+function assertSameBatch(encoder: WholeWordEncoder, tokenizer: TransformersTokenizer, texts: string[]): void {
   const expected = tokenizer(texts, { padding: true, truncation: true });
   const actual = encoder.encode(texts);
   assert.deepEqual(Object.keys(actual).filter((k) => k !== 'dims').sort(), Object.keys(expected).sort());
@@ -39,7 +55,7 @@ function assertSameBatch(encoder: WholeWordEncoder, tokenizer: LibraryTokenizer,
 }
 
 describe('WholeWordEncoder', { skip: !HAS_BUNDLED }, () => {
-  let tokenizer: LibraryTokenizer;
+  let tokenizer: TransformersTokenizer;
   let encoder: WholeWordEncoder;
 
   before(async () => {
@@ -62,22 +78,24 @@ describe('WholeWordEncoder', { skip: !HAS_BUNDLED }, () => {
   });
 
   it('gives the library’s batches on any text: ASCII, accents, CJK, emoji, controls, odd spaces, added tokens, long words', () => {
-    const piece = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 10 }),
-      fc.string({ unit: 'grapheme', maxLength: 10 }),
-      fc.stringMatching(/^[ -~\t\n\r\v\f\x00\x01\x7f]{0,12}$/),
-      fc.constantFrom(
-        'the', 'Recurring', 'TASKS', 'don’t', 'e.g.', ' ', '\n', '\t', '.', '-', '_', '`', '[[', ']]', '#tag', '📅', '🔁', '👍🏽',
-        'é', 'e\u0301', 'Ångström', 'Straße', 'İstanbul', 'ΟΔΟΣ', 'ΣΑΣ.', '猫', '한국어', '日本語', '\u{20000}', '\u00a0', '\u2003', '\u3000',
-        '\u200b', '\u200d', '\ufeff', '\u0085', '\ud800', '\ufffd', '\u0000', 'a\u0301\u0323', '[CLS]', '[SEP]', '[UNK]', '[unk]', '##s', 'x'.repeat(101), 'ü'.repeat(101),
-      ),
-    );
-    const text = fc.array(piece, { maxLength: 24 }).map((pieces) => pieces.join(''));
     fc.assert(
-      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (texts) => {
+      fc.property(fc.array(anyText, { minLength: 1, maxLength: 4 }), (texts) => {
         assertSameBatch(encoder, tokenizer, texts);
       }),
       { numRuns: 1500 },
+    );
+  });
+
+  it('gives tokenizers.js’s ids on any text (vault adaptation tokenises with it)', async () => {
+    const read = async (name: string) => JSON.parse(await readFile(path.join(MODELS, BUNDLED_MODEL, name), 'utf8')) as object;
+    const tokenizersJs = new Tokenizer(await read('tokenizer.json'), await read('tokenizer_config.json'));
+    const fromThat = WholeWordEncoder.of(fromTokenizersJs(tokenizersJs));
+    assert.ok(fromThat);
+    fc.assert(
+      fc.property(anyText, (text) => {
+        assert.deepEqual(fromThat.ids(text), tokenizersJs.encode(text, { add_special_tokens: false }).ids, JSON.stringify(text));
+      }),
+      { numRuns: 3000 },
     );
   });
 
@@ -100,7 +118,7 @@ describe('WholeWordEncoder refuses', () => {
   });
 
   /** The tiny model with its tokenizer.json changed by `edit`. */
-  async function variant(name: string, edit: (tokenizer: Record<string, any>) => void): Promise<LibraryTokenizer> {
+  async function variant(name: string, edit: (tokenizer: Record<string, any>) => void): Promise<TransformersTokenizer> {
     await cp(path.join(root, 'tiny'), path.join(root, name), { recursive: true });
     const file = path.join(root, name, 'tokenizer.json');
     const json = JSON.parse(await readFile(file, 'utf8'));

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { MODEL_SEARCH_FILE } from '../embedding/fusionDefaults.js';
+import { fromTokenizersJs, WholeWordEncoder } from '../embedding/wholeWordEncoder.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Tokenizer } from '@huggingface/tokenizers';
@@ -76,9 +77,12 @@ const maxRss = () => process.resourceUsage().maxRSS * 1024;
 async function loadTokenize(modelDir: string, vocab: readonly string[]): Promise<Tokenize> {
   const read = async (name: string) => JSON.parse(await readFile(path.join(modelDir, name), 'utf8')) as object;
   const tokenizer = new Tokenizer(await read('tokenizer.json'), await read('tokenizer_config.json'));
+  // The embedding worker's encoder: the tokenizer's ids several times faster (most of mining's time was tokenising).
+  const encoder = WholeWordEncoder.of(fromTokenizersJs(tokenizer));
+  const ids = encoder ? (text: string) => encoder.ids(text) : (text: string) => tokenizer.encode(text, { add_special_tokens: false }).ids;
   // Special tokens and [UNK] are zero rows: they do not move a text's vector, so training leaves them out.
   const zeroRows = new Set<number>(SPECIAL_TOKENS.map((t) => vocab.indexOf(t)));
-  return (text) => Int32Array.from(tokenizer.encode(text, { add_special_tokens: false }).ids.filter((id: number) => !zeroRows.has(id)));
+  return (text) => Int32Array.from(ids(text).filter((id: number) => !zeroRows.has(id)));
 }
 
 /** General (query, passage) pairs shipped with the model, tokenised; `count` of them, a seeded sample. */

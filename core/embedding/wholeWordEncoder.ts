@@ -16,9 +16,15 @@
  */
 import { countsOneTokenPerBasicToken, type TokenizerShape } from './modelFolder.js';
 
-/** The parts of a transformers.js `PreTrainedTokenizer` read here (as the library keeps them: each part's config). */
+/** A batch as transformers.js's tokenizer gives it: [texts, tokens] int64 tensors by input name. */
+export type LibraryBatch = (texts: string[], options: { padding: true; truncation: true }) => Record<string, { data: ArrayLike<bigint>; dims: readonly number[] }>;
+
+/**
+ * The parts of a tokenizer read here, as transformers.js's `PreTrainedTokenizer` and tokenizers.js's `Tokenizer` keep
+ * them (each part's config). transformers.js's is also called for batches; tokenizers.js's (`fromTokenizersJs`) is not.
+ */
 export interface LibraryTokenizer {
-  (texts: string[], options: { padding: true; truncation: true }): Record<string, { data: ArrayLike<bigint>; dims: readonly number[] }>;
+  /** A text's ids, special tokens included. */
   encode(text: string): number[];
   normalizer: (((text: string) => string) & { config?: Record<string, unknown> }) | null;
   pre_tokenizer: ((text: string) => string[]) | null;
@@ -91,7 +97,7 @@ const PROBES = [
 export class WholeWordEncoder {
   private constructor(
     private readonly tokenizer: LibraryTokenizer,
-    private readonly ids: Map<string, number>,
+    private readonly vocabulary: Map<string, number>,
     private readonly unk: number,
     private readonly cls: number,
     private readonly sep: number,
@@ -111,9 +117,10 @@ export class WholeWordEncoder {
     const specials = tokenizer.encode('');
     const maxLength = Number(tokenizer.model_max_length);
     if (specials.length !== 2 || !(maxLength >= 2)) return undefined;
-    const probe = tokenizer(['a'], { padding: true, truncation: true });
-    const keys = Object.keys(probe).sort().join();
-    if (keys !== 'attention_mask,input_ids' && keys !== 'attention_mask,input_ids,token_type_ids') return undefined;
+    const batch = typeof tokenizer === 'function' ? (tokenizer as LibraryTokenizer & LibraryBatch) : undefined;
+    const probe = batch?.(['a'], { padding: true, truncation: true });
+    const keys = probe && Object.keys(probe).sort().join();
+    if (keys && keys !== 'attention_mask,input_ids' && keys !== 'attention_mask,input_ids,token_type_ids') return undefined;
     const encoder = new WholeWordEncoder(
       tokenizer,
       tokenizer.model.tokens_to_ids,
@@ -123,16 +130,17 @@ export class WholeWordEncoder {
       maxLength,
       tokenizer.pad_token_id,
       (tokenizer.added_tokens ?? []).map((t) => t.content).filter(Boolean),
-      'token_type_ids' in probe,
+      probe !== undefined && 'token_type_ids' in probe,
       tokenizer.model.max_input_chars_per_word,
     );
-    return encoder.agreesWithLibrary(PROBES) ? encoder : undefined;
+    const agrees = PROBES.every((text) => sameIds([encoder.cls, ...encoder.ids(text), encoder.sep], tokenizer.encode(text)));
+    return agrees && (!batch || encoder.batchAgrees(batch, PROBES)) ? encoder : undefined;
   }
 
   /** The batch the library's tokenizer gives these texts, padded to the longest and cut at the model's length. */
   encode(texts: readonly string[]): EncodedBatch {
     const rows = texts.map((text) => {
-      const ids = [this.cls, ...this.tokens(text), this.sep];
+      const ids = [this.cls, ...this.ids(text), this.sep];
       // As the library truncates: the first `maxLength` ids, [CLS] counted (a cut text loses its [SEP]).
       if (ids.length > this.maxLength) ids.length = this.maxLength;
       return ids;
@@ -151,8 +159,8 @@ export class WholeWordEncoder {
     return batch;
   }
 
-  /** A text's token ids, no special tokens. */
-  private tokens(text: string): number[] {
+  /** A text's token ids, no special tokens, uncut. */
+  ids(text: string): number[] {
     if (this.addedTokens.some((token) => text.includes(token))) return this.tokenizer.encode(text).slice(1, -1);
     const ids: number[] = [];
     if (!NON_ASCII.test(text)) this.asciiTokens(text, ids);
@@ -191,16 +199,36 @@ export class WholeWordEncoder {
    */
   private idOf(word: string): number {
     if (word.length > this.maxWordChars && [...word].length > this.maxWordChars) return this.unk;
-    return this.ids.get(word) ?? this.unk;
+    return this.vocabulary.get(word) ?? this.unk;
   }
 
   /** Whether these texts, as one batch, get exactly the library's tensors. */
-  private agreesWithLibrary(texts: readonly string[]): boolean {
-    const expected = this.tokenizer([...texts], { padding: true, truncation: true });
+  private batchAgrees(batch: LibraryBatch, texts: readonly string[]): boolean {
+    const expected = batch([...texts], { padding: true, truncation: true });
     const actual = this.encode(texts);
     return Object.entries(expected).every(([key, tensor]) => {
       const mine = actual[key as 'input_ids' | 'attention_mask' | 'token_type_ids'];
-      return mine !== undefined && tensor.dims.join() === actual.dims.join() && mine.length === tensor.data.length && mine.every((v, i) => v === tensor.data[i]);
+      return mine !== undefined && tensor.dims.join() === actual.dims.join() && sameIds(mine, tensor.data);
     });
   }
+}
+
+function sameIds(a: ArrayLike<number | bigint>, b: ArrayLike<number | bigint>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (BigInt(a[i]!) !== BigInt(b[i]!)) return false;
+  return true;
+}
+
+/** A tokenizers.js `Tokenizer` as `WholeWordEncoder.of` reads it: the same parts, `encode` giving ids. */
+export function fromTokenizersJs(tokenizer: { encode(text: string): { ids: number[] } }): LibraryTokenizer {
+  const parts = tokenizer as unknown as Omit<LibraryTokenizer, 'encode' | 'model_max_length' | 'pad_token_id'> & {
+    config: { model_max_length?: number; pad_token?: string };
+  };
+  return {
+    ...parts,
+    encode: (text) => tokenizer.encode(text).ids,
+    // tokenizers.js keeps tokenizer_config.json as it was read.
+    model_max_length: Number(parts.config.model_max_length),
+    pad_token_id: parts.model.tokens_to_ids.get(parts.config.pad_token ?? '') ?? 0,
+  };
 }
