@@ -11,8 +11,9 @@
  * through the library's tokenizer entirely.
  *
  * `WholeWordEncoder.of` takes a tokenizer only when it is of that kind, and only when the encoder gives the library's
- * output on a set of probe texts; the property test in test/whole-word-encoder.test.ts holds it to the library on
- * any text.
+ * output on a set of probe texts; the property tests in test/whole-word-encoder.test.ts hold it to the library on
+ * any text. Vault adaptation, which loads tokenizers.js rather than transformers.js, reads the same parts of that
+ * library's tokenizer (`fromTokenizersJs`) for the ids alone.
  */
 import { countsOneTokenPerBasicToken, type TokenizerShape } from './modelFolder.js';
 
