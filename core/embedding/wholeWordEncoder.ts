@@ -6,9 +6,9 @@
  * Why: tokenising was some 85% of the bundled model's embedding time (0.44 ms of a 1,200-character passage, the ONNX
  * run 0.1 ms). The library's WordPiece step builds a string for every prefix of an unknown word, and its normaliser
  * builds the text a character at a time. With no continuation pieces in the vocabulary a word is its own id or
- * [UNK], so one lookup does; ASCII text (most of a technical vault) is normalised and split by one scan. Any other
- * text goes through the library's own normaliser and pre-tokenizer, and a text holding an added token ("[SEP]")
- * through the library's tokenizer entirely.
+ * [UNK], so one lookup does; ASCII text (most of a technical vault) is normalised and split by one scan. Other text
+ * goes a run between spaces at a time through the library's own normaliser and pre-tokenizer (its ASCII runs by the
+ * scan), and a text holding an added token ("[SEP]") through the library's tokenizer entirely.
  *
  * `WholeWordEncoder.of` takes a tokenizer only when it is of that kind, and only when the encoder gives the library's
  * output on a set of probe texts; the property tests in test/whole-word-encoder.test.ts hold it to the library on
@@ -84,7 +84,7 @@ const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
  */
 const SPACES = /[\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
-/** Texts compared with the library when an encoder is made: what each branch of `tokens` meets. */
+/** Texts compared with the library when an encoder is made: what each branch of `ids` meets. */
 const PROBES = [
   '',
   '   ',
