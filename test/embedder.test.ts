@@ -12,12 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AutoTokenizer, env, type PreTrainedTokenizer } from '@huggingface/transformers';
+import { AutoTokenizer, type PreTrainedTokenizer } from '@huggingface/transformers';
 import fc from 'fast-check';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
 import { createEmbedder, type Embedder, type EmbedderOptions, type EmbeddingProgress } from '../core/embedding/embedder.js';
 import { BUNDLED_MODEL, EmbeddingModelError } from '../core/embedding/modelFolder.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
+import { useLocalModels } from './support/localModels.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HAS_BUNDLED = existsSync(path.join(REPO, 'models', BUNDLED_MODEL, 'config.json'));
@@ -270,9 +271,7 @@ describe('token counting', () => {
       assert.equal(e.tokens.window, 510);
       assert.equal((await e.embed(['cats'])).length, 1);
       // The counter the chunk worker builds from the folder counts exactly as transformers.js's tokenizer does.
-      env.localModelPath = modelsDir;
-      env.allowLocalModels = true;
-      env.allowRemoteModels = false;
+      useLocalModels(modelsDir);
       const reference = await AutoTokenizer.from_pretrained('tiny-wordpiece');
       const real = (text: string) => reference.encode(text, { add_special_tokens: false }).length;
       const piece = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('cats', 'dogs', ' ', '\n', '.', 'É', '猫', '🙂', '[CLS]', '##s', 'bad'));
@@ -306,9 +305,7 @@ describe('token counting', () => {
 
     before(async () => {
       embedder = await createEmbedder(options({ model: BUNDLED_MODEL, modelsDir: undefined }));
-      env.localModelPath = path.join(REPO, 'models');
-      env.allowLocalModels = true;
-      env.allowRemoteModels = false;
+      useLocalModels(path.join(REPO, 'models'));
       tokenizer = await AutoTokenizer.from_pretrained(BUNDLED_MODEL);
     });
     after(async () => {

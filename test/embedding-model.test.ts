@@ -13,8 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { tinyEmbeddings, tinyVocab, writeTinyModel } from '../scripts/models/make-tiny-model.js';
+import { useLocalModels } from './support/localModels.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const GLOVE_ROOT = path.join(REPO, 'models');
@@ -24,9 +25,7 @@ type Dtype = 'fp32' | 'q8';
 
 /** Loads a model folder <root>/<id> the way the app does: local files only. */
 async function load(root: string, id: string, dtype?: Dtype): Promise<FeatureExtractionPipeline> {
-  env.localModelPath = root;
-  env.allowLocalModels = true;
-  env.allowRemoteModels = false;
+  useLocalModels(root);
   return (await pipeline('feature-extraction', id, dtype ? { dtype } : {})) as FeatureExtractionPipeline;
 }
 

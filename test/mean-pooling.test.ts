@@ -8,10 +8,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { env, mean_pooling, pipeline, Tensor, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { mean_pooling, pipeline, Tensor, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import fc from 'fast-check';
 import { meanPooledUnitVectors } from '../core/embedding/meanPooling.js';
 import { BUNDLED_MODEL } from '../core/embedding/modelFolder.js';
+import { useLocalModels } from './support/localModels.js';
 
 const MODELS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'models');
 
@@ -53,10 +54,7 @@ describe('mean pooling', () => {
   });
 
   it('equals the pipeline bit for bit on the bundled model', { skip: !existsSync(path.join(MODELS, BUNDLED_MODEL, 'config.json')) }, async () => {
-    env.allowLocalModels = true;
-    env.localModelPath = MODELS;
-    env.allowRemoteModels = false;
-    env.useFSCache = false;
+    useLocalModels(MODELS);
     const extractor = (await pipeline('feature-extraction', BUNDLED_MODEL, { dtype: 'q8' })) as FeatureExtractionPipeline;
     // Different lengths (padding), an empty text, unknown words and punctuation, and one past the 512-token window.
     const texts = [

@@ -8,13 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AutoTokenizer, env, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import { AutoTokenizer, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import fc from 'fast-check';
 import { createEmbedder } from '../core/embedding/embedder.js';
 import { BUNDLED_MODEL } from '../core/embedding/modelFolder.js';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { fromTokenizersJs, WholeWordEncoder, type LibraryBatch, type LibraryTokenizer } from '../core/embedding/wholeWordEncoder.js';
 import { writeTinyModel } from '../scripts/models/make-tiny-model.js';
+import { useLocalModels } from './support/localModels.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MODELS = path.join(REPO, 'models');
@@ -23,10 +24,7 @@ const HAS_BUNDLED = existsSync(path.join(MODELS, BUNDLED_MODEL, 'config.json'));
 type TransformersTokenizer = LibraryTokenizer & LibraryBatch;
 
 async function libraryTokenizer(modelsDir: string, id: string): Promise<TransformersTokenizer> {
-  env.localModelPath = modelsDir;
-  env.allowLocalModels = true;
-  env.allowRemoteModels = false;
-  env.useFSCache = false;
+  useLocalModels(modelsDir);
   return (await AutoTokenizer.from_pretrained(id)) as unknown as TransformersTokenizer;
 }
 
@@ -153,9 +151,7 @@ describe('the embedding worker with the whole-word encoder', { skip: !HAS_BUNDLE
     const dataRoot = await mkdtemp(path.join(os.tmpdir(), 'cairn-encoder-data-'));
     const embedder = await createEmbedder({ model: BUNDLED_MODEL, dtype: 'q8', batchSize: 0, maxTokens: 0, dataRoot });
     try {
-      env.localModelPath = MODELS;
-      env.allowLocalModels = true;
-      env.allowRemoteModels = false;
+      useLocalModels(MODELS);
       const extractor = (await pipeline('feature-extraction', BUNDLED_MODEL, { dtype: 'q8' })) as FeatureExtractionPipeline;
       const texts = [
         'How do I make one tasks block ignore the global query?',
