@@ -7,6 +7,7 @@ import { answerQuestion } from '../core/answer/index.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
 import type { ChunkSummary, SearchResult } from '../core/contract/search.js';
+import type { Embedder } from '../core/embedding/embedder.js';
 import { TextVectorCache } from '../core/embedding/textVectorCache.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 import { emptyExplanation, type FusedHit } from '../core/search/ranking/fusion.js';
@@ -131,6 +132,13 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     assert.deepEqual(facts(await scoreUnits((t, as) => vault.embed(t, as), question, [at(40)]), 37), facts(first));
   });
 
+  it('a model that fails while the units are scored fails the scoring with its reason, handled', async () => {
+    const text = '## Baking\n\nThe dough rises in a warm kitchen before it goes in the oven.\n';
+    const source: AnswerSource = { ...summary('b#0', text), rank: 1, score: 1, pieces: [summary('b#0', text)] };
+    // Fails before the units' terms are worked out: a rejection nobody awaits yet would end the test process.
+    await assert.rejects(scoreUnits(() => Promise.reject(new Error('the model process exited')), 'How long does the dough rise?', [source]), /the model process exited/);
+  });
+
   it('an exact title match stays first whatever its sentences say', async () => {
     const texts: Record<string, string> = {
       'title#0': 'See the list below.',
@@ -147,6 +155,28 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
     // chunk second in one and first in the other, 1/4 + 1/3, and more.
     assert.equal(ranked[0]!.explain.sentence?.rank, 5, 'its own sentence ranks last');
     assert.ok(ranked[1]!.score > ranked[0]!.score);
+  });
+
+  it('a hybrid search embeds its query once for both stages, and the answer that follows it not again', async () => {
+    // The vault's own embedder, watched: every text it is asked to embed as a query goes to the model process.
+    const embedder = (vault as unknown as { embedder: Embedder }).embedder;
+    const original = embedder.embed;
+    const asked: string[] = [];
+    embedder.embed = (texts, ...rest) => (asked.push(...texts), original.call(embedder, texts, ...rest));
+    try {
+      const query = 'which tempo suits the piano melody in summer';
+      const { results } = await vault.search({ query, k: 10 });
+      assert.ok(results.some((r) => r.explain.sentence !== null), 'the sentence stage ran');
+      assert.equal(asked.filter((t) => t === query).length, 1, 'the query was embedded once');
+      const answer = await answerQuestion(vault, query, { mode: 'extractive' });
+      assert.ok(answer.citations.length > 0, 'the answer quotes the notes');
+      assert.equal(asked.filter((t) => t === query).length, 1, 'the answer used the same vector');
+      const other = 'bread and butter for the train';
+      await vault.search({ query: other, k: 10, mode: 'keyword' });
+      assert.equal(asked.filter((t) => t === other).length, 0, 'keyword search embeds nothing');
+    } finally {
+      embedder.embed = original;
+    }
   });
 
   it('in the vault: only the re-ranked head changes order, pages fit together, and each head result shows its sentence evidence', async () => {

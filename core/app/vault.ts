@@ -72,12 +72,18 @@ export class CairnVault {
     this.pendingRebuild = rebuild;
     this.expander = new EmbeddingNeighbourExpander(expansionWords?.embedder ?? embedder, expansionWords?.cache ?? cache);
     this.passageVectors = new TextVectorCache(embedder.dims, 8 * 1024 * 1024);
+    this.queryVectors = new TextVectorCache(embedder.dims, 256 * 1024);
     this.indexer = this.indexerFor(state);
   }
 
   private readonly expander: EmbeddingNeighbourExpander;
   /** Sentences hybrid search and answers embed as passages: 8 MB of vectors. */
   private readonly passageVectors: TextVectorCache;
+  /**
+   * Queries embedded lately: a hybrid search embeds its query for the first stage and again for the sentence stage,
+   * and an answer after the search that found its sources: each is embedded once. 256 KB of vectors.
+   */
+  private readonly queryVectors: TextVectorCache;
   private indexer: VaultIndexer;
 
   private indexerFor(state: IndexState): VaultIndexer {
@@ -359,7 +365,7 @@ export class CairnVault {
    * trained with instructions gets its passage prefix, as chunk texts do when they are indexed).
    */
   embed(texts: readonly string[], as: TextRole = 'query'): Promise<Float32Array[]> {
-    if (as === 'query') return this.embedder.embed(texts);
+    if (as === 'query') return this.queryVectors.embed(texts, (missing) => this.embedder.embed(missing));
     // Passages here are sentences of chunks found (see TextVectorCache); chunks are embedded by the indexer.
     return this.passageVectors.embed(texts, (missing) => (this.embedder.embedPassages ? this.embedder.embedPassages(missing) : this.embedder.embed(missing)));
   }

@@ -81,7 +81,7 @@ export class QueryOrchestrator {
     const depth = candidateDepth(policy, offset, k);
     const { store, keyword, vectors, graph } = this.state;
 
-    const queryVector = mode === 'keyword' ? undefined : this.embedder.embed([query]).then(([v]) => v);
+    const queryVector = mode === 'keyword' ? undefined : this.embedTexts([query]).then(([v]) => v);
     const expansions = mode !== 'vector' && config.query_expansion && this.expander ? await this.expander.expand(query) : [];
     const vector = await queryVector;
     // A query of words the model does not know has no meaning to search by: keyword search alone answers it.

@@ -55,7 +55,7 @@ type Embed = (texts: readonly string[], as?: TextRole) => Promise<Float32Array[]
  * force-split section (see `openFencesOf`); a whole section begins at its heading, outside code.
  */
 export async function scoreUnits(embed: Embed, question: string, sources: readonly AnswerSource[], openAtStart?: (source: AnswerSource) => string | undefined): Promise<ScoredUnit[]> {
-  const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector'> & { facts: UnitFacts }> = [];
+  const found: Array<Omit<ScoredUnit, 'cosine' | 'coverage' | 'score' | 'vector' | 'terms'> & { facts: UnitFacts }> = [];
   for (const source of sources) {
     const fences = openFencesOf(source.pieces, openAtStart?.(source));
     source.pieces.forEach((piece, pieceIndex) => {
@@ -67,7 +67,6 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
           unit: facts.unit,
           startLine: piece.startLine + facts.startLines,
           endLine: piece.startLine + facts.endLines,
-          terms: facts.terms,
           facts,
         });
       }
@@ -76,9 +75,13 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   if (found.length === 0) return [];
 
   // The question as a query, the sentences as passages: a model trained with instructions tells them apart.
-  const [[questionVector, emptyVector], vectors] = await Promise.all([embed([question, '']), embed(found.map((f) => f.unit.plain), 'passage')]);
-  const questionKnown = !isEmptyLike(questionVector, emptyVector);
-  const weights = termWeights(questionTerms(question), found.map((f) => f.terms));
+  const embedded = Promise.all([embed([question, '']), embed(found.map((f) => f.unit.plain), 'passage')]);
+  // Handled below; a failure while the terms are worked out must not count as unhandled meanwhile.
+  embedded.catch(() => {});
+  // The requests leave once this turn's microtasks have run; the units' terms are worked out while they are embedded.
+  await new Promise((resolve) => setImmediate(resolve));
+  const terms = found.map((f) => termsOf(f.facts));
+  const weights = termWeights(questionTerms(question), terms);
   // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.
   const contexts = new Map<string, Set<string>>();
   const contextOf = (f: Pick<ScoredUnit, 'source' | 'piece' | 'startLine'>): Set<string> => {
@@ -87,17 +90,19 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
     if (!terms) contexts.set(heading, (terms = termSet(heading)));
     return terms;
   };
+  const lexical = found.map((f, i) => coverage(weights, terms[i]!, contextOf(f)));
   const asked = normalized(question);
 
+  const [[questionVector, emptyVector], vectors] = await embedded;
+  const questionKnown = !isEmptyLike(questionVector, emptyVector);
   return found.map(({ facts, ...f }, i) => {
     const vector = vectors[i];
     const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
-    const lexical = coverage(weights, f.terms, contextOf(f));
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
     const echoes = asked.length > 0 && facts.normalized.includes(asked);
     const form = (facts.words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
-    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical + RANK_WEIGHT * prior) * form;
-    return { ...f, cosine, coverage: lexical, score, vector };
+    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical[i]! + RANK_WEIGHT * prior) * form;
+    return { ...f, terms: terms[i]!, cosine, coverage: lexical[i]!, score, vector };
   });
 }
 
@@ -107,7 +112,8 @@ interface UnitFacts {
   /** The unit's first and last line, counted from the passage's first line. */
   startLines: number;
   endLines: number;
-  terms: Set<string>;
+  /** The stems of its terms (see termsOf). */
+  terms?: Set<string>;
   words: number;
   /** The unit's words in lower case (to see whether it quotes the question). */
   normalized: string;
@@ -138,7 +144,6 @@ function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | und
     unit,
     startLines: lineAt(text, unit.start, 0),
     endLines: lineAt(text, unit.end, 0),
-    terms: termSet(unit.plain),
     words: unit.plain.split(/\s+/).length,
     normalized: normalized(unit.plain),
   }));
@@ -150,6 +155,11 @@ function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | und
     recentChars -= chars;
   }
   return facts;
+}
+
+/** A unit's term stems, worked out when first needed: scoreUnits asks for them while its units are embedded. */
+function termsOf(facts: UnitFacts): Set<string> {
+  return (facts.terms ??= termSet(facts.unit.plain));
 }
 
 /** Lower case words only: to see whether a unit quotes the question itself. */
