@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NOTES_FILE, NoteStore, NoteStoreCorruptError, TEXTS_FILE, type NewNoteRecord } from '../core/indexing/noteStore.js';
-import { TextStoreCorruptError } from '../core/indexing/textStore.js';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { TextStoreCorruptError, TextStoreReader, textsLine } from '../core/indexing/textStore.js';
 
 function note(name: string, texts: Array<{ text: string; displayText?: string }>): NewNoteRecord {
   return {
@@ -110,5 +111,59 @@ describe('the text store of the note store', () => {
 
     const notes = (await readFile(path.join(gen, NOTES_FILE), 'utf8')).replace(/"textAt":\d+,/, '');
     await assert.rejects(NoteStore.read(Buffer.from(notes), texts), NoteStoreCorruptError);
+  });
+});
+
+describe('a text store read through one held file', () => {
+  let root: string;
+  before(async () => (root = await mkdtemp(path.join(os.tmpdir(), 'cairn-text-reader-'))));
+  after(() => rm(root, { recursive: true, force: true }));
+
+  /** A text store file of these texts and each one's place in it. */
+  async function storeOf(file: string, texts: string[]) {
+    const lines = texts.map((text) => textsLine({ text }));
+    const places = lines.map((line, i) => ({ at: lines.slice(0, i).reduce((n, l) => n + l.length + 1, 0), bytes: line.length }));
+    await writeFile(file, Buffer.concat(lines.flatMap((line) => [line, Buffer.from('\n')])));
+    return places;
+  }
+  // Which of this process's descriptors have `file` open (Linux lists them in /proc; elsewhere not checked).
+  const canSeeDescriptors = existsSync('/proc/self/fd');
+  const openCount = (file: string) => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === file; } catch { return false; } }).length;
+
+  it('reads stay on one handle, closed once retired after the reads in flight; a later read opens and closes it again', async () => {
+    const file = path.join(root, 'held.texts.jsonl');
+    const places = await storeOf(file, ['one', 'twö 🙂', 'three']);
+    const reader = new TextStoreReader(file);
+    assert.deepEqual(await reader.read([places[2]!, places[0]!]), [{ text: 'three' }, { text: 'one' }]);
+    if (canSeeDescriptors) assert.equal(openCount(file), 1, 'held between reads');
+    await Promise.all([reader.read([places[1]!]), reader.read(places)]);
+    if (canSeeDescriptors) assert.equal(openCount(file), 1, 'one handle for every read');
+    const inFlight = reader.read(places);
+    reader.retire();
+    assert.deepEqual((await inFlight).map((t) => t.text), ['one', 'twö 🙂', 'three'], 'a read in flight when retired completes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (canSeeDescriptors) assert.equal(openCount(file), 0, 'closed once retired');
+    assert.deepEqual(await reader.read([places[1]!]), [{ text: 'twö 🙂' }], 'a read after retiring still reads');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (canSeeDescriptors) assert.equal(openCount(file), 0, 'and closes again');
+  });
+
+  it('a reader left without reads closes its file after a quiet spell', { skip: !canSeeDescriptors && 'no /proc/self/fd here' }, async () => {
+    const file = path.join(root, 'quiet.texts.jsonl');
+    const places = await storeOf(file, ['quiet']);
+    const reader = new TextStoreReader(file);
+    await reader.read(places);
+    assert.equal(openCount(file), 1);
+    await new Promise((resolve) => setTimeout(resolve, 2300));
+    assert.equal(openCount(file), 0);
+  });
+
+  it('a file that cannot be opened fails the read with its reason, and a later read tries again', async () => {
+    const file = path.join(root, 'later.texts.jsonl');
+    const reader = new TextStoreReader(file);
+    await assert.rejects(reader.read([{ at: 0, bytes: 3 }]), { code: 'ENOENT' });
+    const places = await storeOf(file, ['found']);
+    assert.deepEqual(await reader.read(places), [{ text: 'found' }]);
+    reader.retire();
   });
 });

@@ -6,7 +6,7 @@ import type { GraphNote } from '../indices/graph/linkGraph.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { BlockTexts } from './blockTexts.js';
-import { readTexts, TextLineReader, textsFileBeside, textsLine, type ChunkTexts, type TextLocation } from './textStore.js';
+import { TextLineReader, TextStoreReader, textsFileBeside, textsLine, type ChunkTexts, type TextLocation } from './textStore.js';
 import type { FileDigest } from '../embedding/fileDigest.js';
 
 /**
@@ -75,7 +75,7 @@ export class NoteStore {
   /** Texts of the chunks put since the last save (a live update's): readable at once, written by the next save. */
   private readonly pending = new Map<StoredChunk, ChunkTexts>();
   /** The text store the saved chunks' locations point into: the generation loaded or last saved. */
-  private textsFile?: string;
+  private textStore?: TextStoreReader;
   /** One copy of each header path and tag list: most chunks of a note (and many notes) share theirs. */
   private readonly lists = new Map<string, string[]>();
   /** Files that could not be indexed, with the reason (unreadable, binary...). */
@@ -84,7 +84,7 @@ export class NoteStore {
   readonly blocks = new BlockTexts();
 
   constructor(textsFile?: string) {
-    this.textsFile = textsFile;
+    this.textStore = textsFile === undefined ? undefined : new TextStoreReader(textsFile);
   }
 
   get noteCount(): number {
@@ -148,17 +148,17 @@ export class NoteStore {
   }
 
   /**
-   * The texts of these chunks, in order: read from the text store (one open for the lot), those put since the last
+   * The texts of these chunks, in order: read from the text store (see TextStoreReader), those put since the last
    * save from memory. Where each one is is looked up now, before any await: a save meanwhile moves nothing read here.
    */
   texts(chunks: readonly StoredChunk[]): Promise<ChunkTexts[]> {
-    const file = this.textsFile;
+    const textStore = this.textStore;
     const out: Array<ChunkTexts | undefined> = chunks.map((chunk) => this.pending.get(chunk));
     const saved = chunks.flatMap((chunk, i) => (out[i] ? [] : [{ i, at: chunk.textAt, bytes: chunk.textBytes }]));
     if (saved.length === 0) return Promise.resolve(out as ChunkTexts[]);
     const lost = saved.find((s) => s.at < 0);
-    if (!file || lost) return Promise.reject(new Error(`the texts of chunk ${chunks[lost?.i ?? saved[0].i].id} are not in the index (removed meanwhile)`));
-    return readTexts(file, saved).then((read) => {
+    if (!textStore || lost) return Promise.reject(new Error(`the texts of chunk ${chunks[lost?.i ?? saved[0].i].id} are not in the index (removed meanwhile)`));
+    return textStore.read(saved).then((read) => {
       saved.forEach((s, j) => (out[s.i] = read[j]));
       return out as ChunkTexts[];
     });
@@ -193,14 +193,15 @@ export class NoteStore {
         chunk.textBytes = bytes;
         this.pending.delete(chunk);
       }
-      this.textsFile = textsFile;
+      this.textStore?.retire();
+      this.textStore = new TextStoreReader(textsFile);
     };
     return { files: { [NOTES_FILE]: notes, [TEXTS_FILE]: texts }, commit };
   }
 
   /** The text store's bytes, in pieces of about TEXT_PIECE_BYTES; records where each chunk's line went in `placed`. */
   private async *textPieces(records: NoteRecord[], pending: Map<StoredChunk, ChunkTexts>, placed: Map<StoredChunk, TextLocation>): AsyncGenerator<Buffer> {
-    const lines = this.textsFile === undefined ? undefined : new TextLineReader(this.textsFile);
+    const lines = this.textStore === undefined ? undefined : new TextLineReader(this.textStore.file);
     let piece: Buffer[] = [];
     let pieceBytes = 0;
     let at = 0;
