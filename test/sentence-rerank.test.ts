@@ -238,6 +238,47 @@ describe('searches and updates interleaved', { timeout: 120_000 }, () => {
   });
 });
 
+describe('keyword search runs while the query is embedded', { timeout: 120_000 }, () => {
+  it('a change to the index meanwhile is seen: a note removed then is not found, its replacement is', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'cairn-early-keywords-'));
+    const vaultDir = path.join(root, 'vault');
+    await makeVault(vaultDir);
+    await writeFile(path.join(vaultDir, 'notes', 'Quince.md'), '# Quince\n\nThe quince jelly sets overnight in the cold larder.\n');
+    const vault = await CairnVault.open(configFor(vaultDir, path.join(root, 'data')));
+    try {
+      await vault.index();
+      const query = 'quince jelly larder';
+      assert.ok((await vault.search({ query, k: 10, mode: 'keyword' })).results.some((r) => r.path === 'notes/Quince.md'));
+      // While the query is with the model, the note goes and another takes its words: applied in full before the
+      // vector comes back, so keyword hits taken before the wait would name a chunk the store no longer has.
+      const embedder = (vault as unknown as { embedder: Embedder }).embedder;
+      const original = embedder.embed;
+      let changed = false;
+      embedder.embed = async (texts, ...rest) => {
+        const vectors = original.call(embedder, texts, ...rest);
+        if (!changed && texts.includes(query)) {
+          changed = true;
+          await rm(path.join(vaultDir, 'notes', 'Quince.md'));
+          await writeFile(path.join(vaultDir, 'notes', 'Larder.md'), '# Larder\n\nQuince jelly keeps a year in the larder.\n');
+          await vault.update(['notes/Quince.md', 'notes/Larder.md']);
+        }
+        return vectors;
+      };
+      try {
+        const { results } = await vault.search({ query, k: 10 });
+        assert.ok(changed, 'the index changed while the query was embedded');
+        assert.ok(!results.some((r) => r.path === 'notes/Quince.md'), 'the removed note is not a result');
+        assert.equal(results[0]?.path, 'notes/Larder.md', 'the note that took its words is found first');
+      } finally {
+        embedder.embed = original;
+      }
+    } finally {
+      await vault.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a code block the chunker cut into pieces is code in every piece', { timeout: 120_000 }, () => {
   let root: string;
   let vault: CairnVault;

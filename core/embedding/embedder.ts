@@ -297,7 +297,8 @@ class WorkerEmbedder implements Embedder {
     signal?.throwIfAborted();
     this.throwIfClosed();
     if (texts.length === 0) return [];
-    const worker = await this.liveWorker();
+    // A live worker gets the request in this turn: the caller works on while it embeds (see scoreUnits).
+    const worker = this.worker ?? (await this.liveWorker());
     signal?.throwIfAborted();
     this.throwIfClosed();
     const id = this.nextId++;

@@ -83,14 +83,19 @@ export class QueryOrchestrator {
 
     const queryVector = mode === 'keyword' ? undefined : this.embedTexts([query]).then(([v]) => v);
     const expansions = mode !== 'vector' && config.query_expansion && this.expander ? await this.expander.expand(query) : [];
+    // Deeper than fusion takes: copies of a passage in several notes count once (see sameText.ts).
+    const searchKeywords = () => (mode === 'vector' ? [] : keyword.search(query, depth * COPY_ALLOWANCE, { accept, expansions }));
+    // Keyword search runs while the query is embedded (the request has left: see Embedder.embed).
+    const revision = keyword.revision;
+    let keywordHits = searchKeywords();
     const vector = await queryVector;
     // A query of words the model does not know has no meaning to search by: keyword search alone answers it.
     const meaningful = vector !== undefined && !isEmptyLike(vector, await emptyTextVector(this.embedder));
     // From here to the ranking in one turn of the event loop: indexing goes on between turns, and both rankings
-    // and the store must be read as one state (a keyword search run while the query was embedded could name
-    // chunks the store has since dropped).
-    // Deeper than fusion takes: copies of a passage in several notes count once (see sameText.ts).
-    const keywordHits = mode === 'vector' ? [] : keyword.search(query, depth * COPY_ALLOWANCE, { accept, expansions });
+    // and the store must be read as one state. Keyword hits from before the wait stand only if the keyword index
+    // did not change meanwhile (what leaves the store leaves the keyword index first): else they could name chunks
+    // the store has since dropped.
+    if (keyword.revision !== revision) keywordHits = searchKeywords();
     const vectorHits = meaningful ? vectors.search(vector, depth * COPY_ALLOWANCE, accept) : [];
 
     const ranked = rankResults(keywordHits, vectorHits, mode, policy, depth, {

@@ -74,12 +74,11 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   }
   if (found.length === 0) return [];
 
-  // The question as a query, the sentences as passages: a model trained with instructions tells them apart.
+  // The question as a query, the sentences as passages: a model trained with instructions tells them apart. The
+  // requests leave now (see Embedder.embed), and the units' terms are worked out while they are embedded.
   const embedded = Promise.all([embed([question, '']), embed(found.map((f) => f.unit.plain), 'passage')]);
   // Handled below; a failure while the terms are worked out must not count as unhandled meanwhile.
   embedded.catch(() => {});
-  // The requests leave once this turn's microtasks have run; the units' terms are worked out while they are embedded.
-  await new Promise((resolve) => setImmediate(resolve));
   const terms = found.map((f) => termsOf(f.facts));
   const weights = termWeights(questionTerms(question), terms);
   // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.

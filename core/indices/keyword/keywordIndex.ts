@@ -14,6 +14,9 @@ export { KEYWORD_FIELD_BOOSTS, type KeywordDoc } from './keywordDocs.js';
 export { KeywordIndexCorruptError } from './keywordIndexFile.js';
 
 export class KeywordIndex {
+  /** Counts the changes to what the index holds (see `revision`). */
+  private changes = 0;
+
   private constructor(
     private readonly index: ChunkPostings,
     private readonly titles: TitleKeys,
@@ -52,10 +55,19 @@ export class KeywordIndex {
   }
 
   /**
+   * Changes with every upsert, relabel and removal (not with vacuuming, which changes no result): a search run in an
+   * earlier turn of the event loop still holds if the revision is the same.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+
+  /**
    * Adds chunks, each replacing the one with its id; returns how many it added. With `enough` (and chunks of
    * distinct ids), stops once it says so, asked after each chunk: a long pass gives the rest in its next turn.
    */
   upsert(docs: ReadonlyArray<KeywordDoc>, enough?: () => boolean): number {
+    this.changes++;
     // The last of several docs with one id wins, as if each replaced the one before.
     const unique = [...new Map(docs.map((doc) => [doc.id, doc])).values()];
     for (const { id } of unique) if (this.index.has(id)) this.discard(id);
@@ -72,12 +84,14 @@ export class KeywordIndex {
    * id). Each pair `[from, to]` is moved when `from` is present and `to` is not; returns how many were.
    */
   relabel(pairs: Iterable<readonly [string, string]>): number {
+    this.changes++;
     let moved = 0;
     for (const [from, to] of pairs) if (this.index.relabel(from, to)) moved++;
     return moved;
   }
 
   remove(ids: Iterable<string>): void {
+    this.changes++;
     for (const id of ids) if (this.index.has(id)) this.discard(id);
   }
 
