@@ -79,7 +79,8 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   const embedded = Promise.all([embed([question, '']), embed(found.map((f) => f.unit.plain), 'passage')]);
   // Handled below; a failure while the terms are worked out must not count as unhandled meanwhile.
   embedded.catch(() => {});
-  const terms = found.map((f) => termsOf(f.facts));
+  const words = found.map((f) => wordsOf(f.facts));
+  const terms = words.map((w) => w.terms);
   const weights = termWeights(questionTerms(question), terms);
   // A unit's context is the heading it stands under: in a chunk of merged short sections, each its own.
   const contexts = new Map<string, Set<string>>();
@@ -91,16 +92,18 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
   };
   const lexical = found.map((f, i) => coverage(weights, terms[i]!, contextOf(f)));
   const asked = normalized(question);
+  const forms = found.map((f, i) => {
+    const echoes = asked.length > 0 && words[i]!.normalized.includes(asked);
+    return (words[i]!.short ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
+  });
 
   const [[questionVector, emptyVector], vectors] = await embedded;
   const questionKnown = !isEmptyLike(questionVector, emptyVector);
-  return found.map(({ facts, ...f }, i) => {
+  return found.map(({ facts: _, ...f }, i) => {
     const vector = vectors[i];
     const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
     const prior = 1 / (1 + (f.source.rank - 1) / 2);
-    const echoes = asked.length > 0 && facts.normalized.includes(asked);
-    const form = (facts.words < MIN_WORDS ? SHORT_FACTOR : 1) * (f.unit.plain.endsWith(':') ? ANNOUNCES_FACTOR : 1) * (echoes ? ECHO_FACTOR : 1);
-    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical[i]! + RANK_WEIGHT * prior) * form;
+    const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical[i]! + RANK_WEIGHT * prior) * forms[i]!;
     return { ...f, terms: terms[i]!, cosine, coverage: lexical[i]!, score, vector };
   });
 }
@@ -111,10 +114,16 @@ interface UnitFacts {
   /** The unit's first and last line, counted from the passage's first line. */
   startLines: number;
   endLines: number;
-  /** The stems of its terms (see termsOf). */
-  terms?: Set<string>;
-  words: number;
-  /** The unit's words in lower case (to see whether it quotes the question). */
+  /** What its words give (see wordsOf). */
+  words?: UnitWords;
+}
+
+interface UnitWords {
+  /** The stems of its terms. */
+  terms: Set<string>;
+  /** Fewer than MIN_WORDS words. */
+  short: boolean;
+  /** Its words in lower case (to see whether it quotes the question). */
   normalized: string;
 }
 
@@ -143,8 +152,6 @@ function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | und
     unit,
     startLines: lineAt(text, unit.start, 0),
     endLines: lineAt(text, unit.end, 0),
-    words: unit.plain.split(/\s+/).length,
-    normalized: normalized(unit.plain),
   }));
   recentFacts.set(key, { facts, chars: key.length });
   recentChars += key.length;
@@ -156,9 +163,10 @@ function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | und
   return facts;
 }
 
-/** A unit's term stems, worked out when first needed: scoreUnits asks for them while its units are embedded. */
-function termsOf(facts: UnitFacts): Set<string> {
-  return (facts.terms ??= termSet(facts.unit.plain));
+/** What a unit's words give, worked out when first needed: scoreUnits asks while its units are embedded. */
+function wordsOf(facts: UnitFacts): UnitWords {
+  const { plain } = facts.unit;
+  return (facts.words ??= { terms: termSet(plain), short: plain.split(/\s+/).length < MIN_WORDS, normalized: normalized(plain) });
 }
 
 /** Lower case words only: to see whether a unit quotes the question itself. */
