@@ -174,6 +174,9 @@ describe('hybrid search ranks its best chunks again by their best sentence', { t
       const other = 'bread and butter for the train';
       await vault.search({ query: other, k: 10, mode: 'keyword' });
       assert.equal(asked.filter((t) => t === other).length, 0, 'keyword search embeds nothing');
+      vault.forgetEmbeddedTexts();
+      await vault.search({ query, k: 10, mode: 'vector' });
+      assert.equal(asked.filter((t) => t === query).length, 2, 'forgotten, the query is embedded again');
     } finally {
       embedder.embed = original;
     }

@@ -370,6 +370,12 @@ export class CairnVault {
     return this.passageVectors.embed(texts, (missing) => (this.embedder.embedPassages ? this.embedder.embedPassages(missing) : this.embedder.embed(missing)));
   }
 
+  /** Drops the vectors of recently embedded queries and sentences: benchmarks time each search mode from cold. */
+  forgetEmbeddedTexts(): void {
+    this.queryVectors.clear();
+    this.passageVectors.clear();
+  }
+
   status(manifest?: Manifest): VaultStatus {
     // Compared with every chunk hash: computed once per status.
     const adaptationDue = this.adaptationDue();

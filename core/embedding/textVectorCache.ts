@@ -17,6 +17,10 @@ export class TextVectorCache {
     return this.vectors.size;
   }
 
+  clear(): void {
+    this.vectors.clear();
+  }
+
   /** The vectors of `texts` in order: cached ones as they are, the others from one call of `embed` (each text once). */
   async embed(texts: readonly string[], embed: (missing: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
     // Taken before waiting: another call may evict them meanwhile.
