@@ -60,7 +60,7 @@ describe('query words that shape a question', () => {
     const index = KeywordIndex.create();
     const doc = (id: string, content: string) => ({ id, path: `${id}.md`, title: id, aliases: [], headerPath: [], tags: [], content });
     index.upsert([doc('pets', 'I like cats and what is more I like dogs. How do I feed them?'), doc('sorting', 'Sorting tasks by due date.')]);
-    const hits = index.search('how do I do something like sorting', 10);
+    const hits = index.search('how do I do something like sorting', 10, { withTerms: true });
     assert.deepEqual(hits.map((h) => h.id), ['sorting']);
     assert.deepEqual(hits[0].terms, ['sorting']);
   });

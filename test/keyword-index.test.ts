@@ -100,9 +100,10 @@ describe('matching', () => {
   test('stop words are dropped when the query has other terms, kept when it has none', () => {
     const index = indexOf([...FILLER, doc('how#0', 'How to do it: what is the plan of the day.')]);
     // "the" alone would match three chunks; with "coast" it adds nothing.
-    const hits = index.search('the coast', 10);
+    const hits = index.search('the coast', 10, { withTerms: true });
     assert.deepEqual(hits.map((h) => h.id), ['travel#0']);
     assert.deepEqual(hits[0]!.terms, ['coast']);
+    assert.equal(index.search('the coast', 10)[0]!.terms, undefined, 'listed only when asked for');
     assert.equal(ids(index, 'how to')[0], 'how#0');
   });
 
@@ -235,11 +236,11 @@ describe('expansions', () => {
 
   test('an expansion adds to the score of a chunk that also matches the query', () => {
     const plain = index.search('car', 10);
-    const expanded = index.search('car', 10, { expansions: [{ term: 'automobile', weight: 0.5 }] });
+    const expanded = index.search('car', 10, { expansions: [{ term: 'automobile', weight: 0.5 }], withTerms: true });
     const score = (hits: typeof plain, id: string) => hits.find((h) => h.id === id)!.score;
     assert.ok(score(expanded, 'auto#0') > score(plain, 'auto#0'));
     assert.equal(score(expanded, 'car#0'), score(plain, 'car#0'));
-    assert.ok(expanded.find((h) => h.id === 'auto#0')!.terms.includes('automobile'));
+    assert.ok(expanded.find((h) => h.id === 'auto#0')!.terms!.includes('automobile'));
   });
 
   test('an expansion that is an index term is used whole, not split into parts', () => {
@@ -619,11 +620,11 @@ describe('property: scoring', () => {
           boost: { ...KEYWORD_FIELD_BOOSTS },
           prefix: (term, i, terms) => i === terms.length - 1 && term.length >= 3,
         });
-        const actual = indexOf(docs).search(query, 1000);
+        const actual = indexOf(docs).search(query, 1000, { withTerms: true });
         assertSameScores(actual, expected, query);
         // Each hit lists the index terms it matched, as MiniSearch does (prefix completions included).
         const wantTerms = new Map(expected.map((hit) => [hit.id, [...hit.terms].sort()]));
-        for (const hit of actual) assert.deepEqual([...hit.terms].sort(), wantTerms.get(hit.id), `${query}: terms of ${hit.id}`);
+        for (const hit of actual) assert.deepEqual([...hit.terms!].sort(), wantTerms.get(hit.id), `${query}: terms of ${hit.id}`);
       }),
       { numRuns: 200 },
     );

@@ -13,14 +13,16 @@ export interface KeywordHit {
   id: string;
   score: number;
   exactTitle: boolean;
-  /** Matched index terms. */
-  terms: string[];
+  /** Matched index terms, when asked for (`withTerms`). */
+  terms?: string[];
 }
 
 export interface KeywordSearchOptions {
   accept?: (id: string) => boolean;
   /** Extra weighted query terms (e.g. word-vector neighbours), OR-ed in with weight < 1. */
   expansions?: ReadonlyArray<{ term: string; weight: number }>;
+  /** List the index terms each hit matched: a search that only ranks (as every app search does) skips the work. */
+  withTerms?: boolean;
 }
 
 // BM25+ as MiniSearch defines it (its defaults).
@@ -134,7 +136,7 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
     id: index.idOf(doc)!,
     score,
     exactTitle: tier === KEYWORD_TIER.exactTitle,
-    terms: [...matchedTerms(index, doc, plan, main), ...(expansions ? matchedTerms(index, doc, expansionPlan, expansions) : [])],
+    ...(options.withTerms ? { terms: [...matchedTerms(index, doc, plan, main), ...(expansions ? matchedTerms(index, doc, expansionPlan, expansions) : [])] } : {}),
   }));
 }
 
