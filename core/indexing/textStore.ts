@@ -68,12 +68,7 @@ export class TextStoreReader {
     this.reading++;
     clearTimeout(this.idle);
     try {
-      const opening = (this.handle ??= open(this.file, 'r'));
-      // A failed open is not kept: the next read tries again.
-      opening.catch(() => {
-        if (this.handle === opening) this.handle = undefined;
-      });
-      const handle = await opening;
+      const handle = await this.opened();
       return await Promise.all(
         locations.map(async ({ at, bytes }) => {
           const buffer = Buffer.allocUnsafe(bytes);
@@ -87,6 +82,18 @@ export class TextStoreReader {
         else this.idle = setTimeout(() => this.close(), IDLE_CLOSE_MS).unref();
       }
     }
+  }
+
+  /** The held handle, opened if need be; a failed open is not kept, so the next read tries again. */
+  private opened(): Promise<FileHandle> {
+    if (!this.handle) {
+      const opening = open(this.file, 'r');
+      opening.catch(() => {
+        if (this.handle === opening) this.handle = undefined;
+      });
+      this.handle = opening;
+    }
+    return this.handle;
   }
 
   /** No reads are to come (a read still made reopens the file and closes it after): closes once none is in flight. */
