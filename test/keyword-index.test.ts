@@ -7,7 +7,7 @@ import { tokenizeForSearch } from '../core/indices/searchTokenizer.js';
 import { KEYWORD_FIELD_BOOSTS, KeywordIndex, KeywordIndexCorruptError, type KeywordDoc } from '../core/indices/keyword/keywordIndex.js';
 import { keywordIndexLines, readKeywordIndex } from '../core/indices/keyword/keywordIndexFile.js';
 import { ChunkPostings } from '../core/indices/keyword/miniSearchInternals.js';
-import { TitleKeys } from '../core/indices/keyword/keywordDocs.js';
+import { extractField, FIELDS, TitleKeys } from '../core/indices/keyword/keywordDocs.js';
 import { searchChunks } from '../core/indices/keyword/bm25Scorer.js';
 
 function doc(id: string, content: string, extra: Partial<KeywordDoc> = {}): KeywordDoc {
@@ -317,8 +317,8 @@ describe('maintenance', () => {
   });
 
   test('a word vacuumed out of the index with its last chunks is found again when a chunk brings it back', async () => {
-    // Adding looks each word up in MiniSearch's term tree once per batch; vacuuming deletes emptied words from the
-    // tree between batches, so nothing found in one batch may be reused in a later one.
+    // Adding keeps the postings of the words it looked up in MiniSearch's term tree for the next adds; vacuuming
+    // deletes emptied words from the tree between them, and what was kept of those must not be reused.
     const many = Array.from({ length: 300 }, (_, i) => doc(`v#${i}`, i < 100 ? `fleeting common${i % 3}` : `common${i % 3}`));
     const index = indexOf(many);
     index.remove(many.slice(0, 100).map((d) => d.id)); // the 100th discard starts a vacuum, which deletes 'fleeting'
@@ -597,6 +597,31 @@ describe('property: scoring', () => {
     aliases: fc.array(fc.constantFrom(...WORDS), { maxLength: 1 }),
   });
   const queryArb = fc.uniqueArray(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 3 }).map((words) => words.join(' '));
+
+  test("holds the terms, postings and field lengths MiniSearch's own add makes, added in any turns", () => {
+    const pairs = (fields: Map<number, Map<number, number>>) => [...fields].map(([fieldId, postings]) => [fieldId, [...postings]]);
+    fc.assert(
+      // Up to 80 chunks: a word's postings then pass the size from which they are packed (packedPostings.ts).
+      fc.property(fc.array(docArb, { minLength: 1, maxLength: 80 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1 }), (specs, turns) => {
+        const docs = specs.map((spec, n) => doc(`n${n}#0`, spec.content, { ...spec, title: `n${n}` }));
+        const reference = new MiniSearch<KeywordDoc>({ fields: [...FIELDS], extractField, tokenize: tokenizeForSearch, processTerm: (term) => term, autoVacuum: false });
+        reference.addAll(docs);
+        const inner = reference as unknown as { _index: Iterable<[string, Map<number, Map<number, number>>]>; _fieldLength: Map<number, number[]>; _avgFieldLength: number[] };
+        const built = ChunkPostings.create();
+        for (let from = 0, turn = 0; from < docs.length; turn++) {
+          let left = turns[turn % turns.length]!;
+          from += built.addAll(docs.slice(from), () => --left === 0);
+        }
+        assert.deepEqual([...built.entries()].map(([term, fields]) => [term, pairs(fields)]), [...inner._index].map(([term, fields]) => [term, pairs(fields)]));
+        for (const [shortId, id] of built.documentIds()) {
+          assert.equal(reference.has(id), true);
+          assert.equal(built.fieldLengthJson(shortId), JSON.stringify(inner._fieldLength.get(shortId)), id);
+        }
+        assert.deepEqual(FIELDS.map((_, fieldId) => built.averageFieldLength(fieldId)), inner._avgFieldLength);
+      }),
+      { numRuns: 150 },
+    );
+  });
 
   test('equals MiniSearch BM25+ with the same boosts, prefix on the last term', () => {
     fc.assert(

@@ -43,6 +43,12 @@ interface MiniSearchInternals {
   _fieldIds: Record<string, number>;
 }
 
+/** MiniSearch 7's own steps of `add` that `ChunkPostings.add` takes as they are. */
+interface MiniSearchMethods {
+  addDocumentId(id: string): number;
+  addFieldLength(doc: number, fieldId: number, count: number, length: number): void;
+}
+
 // Vacuuming walks the whole term tree: only once a tenth of the chunks (and at least 100) are discarded ones.
 const VACUUM_AT = { dirtCount: 100, dirtFactor: 0.1 };
 
@@ -73,39 +79,20 @@ function internals(mini: MiniSearch<KeywordDoc>): MiniSearchInternals {
     m._index._tree instanceof Map &&
     m._index._prefix === '' &&
     typeof m._index.fetch === 'function' &&
-    typeof (mini as unknown as { addTerm?: unknown }).addTerm === 'function' &&
+    typeof (mini as unknown as Partial<MiniSearchMethods>).addDocumentId === 'function' &&
+    typeof (mini as unknown as Partial<MiniSearchMethods>).addFieldLength === 'function' &&
     typeof m._index.fuzzyGet === 'function';
   if (!ok) throw new Error('minisearch internals are not those of version 7; core/indices/keyword/miniSearchInternals.ts needs updating');
   return m;
 }
 
+/** How many terms' postings `ChunkPostings` keeps at hand between adds (see termsSeen). */
+const TERMS_SEEN_LIMIT = 50_000;
+
 /** A term's postings in a field are packed once they hold this many chunks: below it a Map costs about the same. */
 const PACK_AT = 32;
 
-/**
- * MiniSearch's addTerm (one occurrence of a term in a field of a chunk), except that a term's postings in a field
- * are packed (packedPostings.ts) once they reach PACK_AT chunks, and then grow packed.
- */
-function packAsTheyGrow(mini: MiniSearch<KeywordDoc>, m: MiniSearchInternals, terms: () => Map<string, TermPostings> | null): void {
-  const newFields = (): TermPostings => new Map();
-  (mini as unknown as { addTerm: (fieldId: number, doc: number, term: string) => void }).addTerm = (fieldId, doc, term) => {
-    const seen = terms();
-    let fields = seen?.get(term);
-    if (fields === undefined) {
-      fields = m._index.fetch(term, newFields);
-      seen?.set(term, fields);
-    }
-    const postings = fields.get(fieldId);
-    if (postings === undefined) {
-      const fresh = new Map<number, number>();
-      fresh.set(doc, 1);
-      fields.set(fieldId, fresh);
-      return;
-    }
-    postings.set(doc, (postings.get(doc) ?? 0) + 1);
-    if (postings.size >= PACK_AT && !(postings instanceof PackedPostings)) fields.set(fieldId, PackedPostings.from(postings));
-  };
-}
+const newFields = (): TermPostings => new Map();
 
 /** A MiniSearch index of chunks, with its postings and document tables opened up for scoring and saving. */
 export class ChunkPostings {
@@ -127,11 +114,14 @@ export class ChunkPostings {
   private live = new Uint8Array(0);
 
   /**
-   * While `addAll` runs: each term's postings as found in the term tree. MiniSearch looks every occurrence of a
-   * term up in its radix tree, which was most of the cost of indexing; a batch's chunks share most of their words.
-   * Only within one synchronous call with nothing discarded: a discard may vacuum, which deletes emptied terms.
+   * Terms' postings as last found in the term tree. MiniSearch looks every occurrence of a term up in its radix
+   * tree, which was most of the cost of indexing; chunks added one after another share most of their words, also
+   * across the short turns an indexing pass takes. A term's postings stay the same object while the term is in the
+   * tree: only vacuuming and loading take terms out or replace them, and they empty this.
    */
-  private termsSeen: Map<string, TermPostings> | null = null;
+  private readonly termsSeen = new Map<string, TermPostings>();
+  /** While `addAll` runs (a discard then would break MiniSearch's count of the chunk it adds). */
+  private adding = false;
   /** The vacuum under way, if any, and whether chunks discarded meanwhile call for another. */
   private vacuuming: Promise<void> | null = null;
   private vacuumAgain = false;
@@ -143,7 +133,6 @@ export class ChunkPostings {
   ) {
     this.m = internals(mini);
     this.m._fieldLength = this.lengths;
-    packAsTheyGrow(mini, this.m, () => this.termsSeen);
   }
 
   static create(vacuumTurnMs?: number): ChunkPostings {
@@ -191,20 +180,56 @@ export class ChunkPostings {
    * (asked after each one); returns how many it added.
    */
   addAll(docs: readonly KeywordDoc[], enough: () => boolean = () => false): number {
-    this.termsSeen = new Map();
+    this.adding = true;
     let added = 0;
     try {
       while (added < docs.length) {
         const doc = docs[added++]!;
-        this.mini.add(doc);
+        this.add(doc);
         this.tabulate(this.m._idToShortId.get(doc.id)!);
         this.changes++;
         if (enough()) break;
       }
     } finally {
-      this.termsSeen = null;
+      this.adding = false;
+      // Bounded: the words of the last few thousand chunks, not the vault's vocabulary.
+      if (this.termsSeen.size > TERMS_SEEN_LIMIT) this.termsSeen.clear();
     }
     return added;
+  }
+
+  /**
+   * MiniSearch's `add`, with the same tree, postings and field lengths as a result, except that a chunk's terms are
+   * counted first: MiniSearch updates the term's postings for every occurrence, which made a term tree lookup and a
+   * posting update per word of the text. A term's postings in a field are packed (packedPostings.ts) once they reach
+   * PACK_AT chunks, and then grow packed.
+   */
+  private add(chunk: KeywordDoc): void {
+    const m = this.m;
+    const mini = this.mini as unknown as MiniSearchMethods;
+    if (m._idToShortId.has(chunk.id)) throw new Error(`MiniSearch: duplicate ID ${chunk.id}`);
+    const doc = mini.addDocumentId(chunk.id);
+    const counts = new Map<string, number>();
+    for (const field of FIELDS) {
+      const fieldId = m._fieldIds[field]!;
+      counts.clear();
+      for (const term of tokenizeForSearch(extractField(chunk, field))) counts.set(term, (counts.get(term) ?? 0) + 1);
+      mini.addFieldLength(doc, fieldId, m._documentCount - 1, counts.size);
+      for (const [term, frequency] of counts) {
+        if (term === '') continue;
+        let fields = this.termsSeen.get(term);
+        if (fields === undefined) {
+          fields = m._index.fetch(term, newFields);
+          this.termsSeen.set(term, fields);
+        }
+        const postings = fields.get(fieldId);
+        if (postings === undefined) fields.set(fieldId, new Map([[doc, frequency]]));
+        else {
+          postings.set(doc, frequency);
+          if (postings.size >= PACK_AT && !(postings instanceof PackedPostings)) fields.set(fieldId, PackedPostings.from(postings));
+        }
+      }
+    }
   }
 
   /**
@@ -222,7 +247,7 @@ export class ChunkPostings {
   }
 
   discard(id: string): void {
-    if (this.termsSeen) throw new Error('a chunk was discarded while chunks were being added');
+    if (this.adding) throw new Error('a chunk was discarded while chunks were being added');
     const doc = this.m._idToShortId.get(id);
     this.mini.discard(id);
     if (doc !== undefined) this.live[doc] = 0;
@@ -277,6 +302,7 @@ export class ChunkPostings {
       }
       // After the walk: deleting restructures the tree it walks.
       for (const [term, fields] of emptied) if (fields.size === 0 && this.m._index.get(term) === fields) this.m._index.delete(term);
+      if (emptied.length > 0) this.termsSeen.clear();
       if (finished) break;
       await turns.next();
     }
@@ -345,6 +371,7 @@ export class ChunkPostings {
   }
 
   setTerm(term: string, fields: TermPostings): void {
+    this.termsSeen.delete(term);
     this.m._index.set(term, fields);
   }
 
