@@ -59,7 +59,7 @@ describe('searching while the chunking changes', { timeout: 300_000 }, () => {
         const summary = await indexing;
         assert.deepEqual(failures.slice(0, 5), []);
         assert.ok(searches > 10, `only ${searches} searches ran during the re-chunking`);
-        assert.ok(summary.cached > summary.embedded, 'most chunks came out as they were');
+        assert.ok(summary.indexed < summary.chunks / 2, 'most chunks came out as they were');
       } finally {
         await vault.close();
       }

@@ -12,7 +12,10 @@ export interface IndexSummary {
   /** Notes whose text changed (or new notes), re-chunked. */
   changedNotes: number;
   removedNotes: number;
-  /** Chunk texts embedded now vs. found in the embedding cache. */
+  /**
+   * Chunks that needed a vector: embedded now vs. found in the embedding cache. A chunk that came out as it was keeps
+   * its vector and counts in neither.
+   */
   embedded: number;
   cached: number;
   /** Chunks added to the keyword and vector indices; the rest kept their entries (unchanged, or moved to a new id). */

@@ -439,14 +439,16 @@ export class VaultIndexer {
   private async embedMissing(changed: ChangedNote[], onProgress: (done: number, total: number) => void): Promise<{ embedded: number; cached: number; vectors: Map<string, Float32Array> }> {
     const { embedder } = this.deps;
     const cache = await this.deps.cache();
+    // Chunks that came out as they were kept their vectors (see applyText): only the others need one.
+    const needed = changed.flatMap(({ chunks }) => chunks.filter((chunk) => hasShownText(chunk) && !this.deps.state.vectors.has(chunk.id)));
     const texts = new Map<string, string>();
-    for (const { chunks } of changed) for (const chunk of chunks) if (hasShownText(chunk)) texts.set(chunk.hash, chunk.content);
+    for (const chunk of needed) texts.set(chunk.hash, chunk.content);
     const vectors = new Map<string, Float32Array>();
     const known = [...texts.keys()].filter((hash) => cache.has(hash));
     // A cached vector that cannot be read back (its file damaged since it was opened) is embedded again.
     (await cache.read(known)).forEach((vector, i) => vector && vectors.set(known[i], vector));
     let cached = 0;
-    for (const { chunks } of changed) for (const chunk of chunks) if (hasShownText(chunk) && vectors.has(chunk.hash)) cached++;
+    for (const chunk of needed) if (vectors.has(chunk.hash)) cached++;
     const missing = new Map([...texts].filter(([hash]) => !vectors.has(hash)));
     const hashes = [...missing.keys()];
     if (hashes.length === 0) return { embedded: 0, cached, vectors };
@@ -549,7 +551,7 @@ export class VaultIndexer {
     const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
     const turns = new TimeSlices();
     for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {
-      const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id));
+      const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id) && vectors.has(c.hash));
       state.vectors.upsert(current.map((c) => ({ id: c.id, vector: vectors.get(c.hash)! })));
       if (turns.due()) await turns.next();
     }
