@@ -77,6 +77,33 @@ describe('the text store of the note store', () => {
     assert.equal(loaded.note('a.md')!.chunks[2].blank, true);
   });
 
+  it('tells a record it holds already (put, or saved and read back) from one that differs in any stored field', async () => {
+    const record = () => note('h', [{ text: 'first', displayText: 'first shown' }, { text: '-' }]);
+    const store = new NoteStore();
+    assert.equal(store.holds(record()), false, 'not put yet');
+    store.put(record());
+    assert.equal(store.holds(record()), true);
+    const g = path.join(root, 'g-holds');
+    (await store.save(g)).commit();
+    const loaded = await NoteStore.read(await readFile(path.join(g, NOTES_FILE)), path.join(g, TEXTS_FILE));
+    for (const held of [store, loaded]) {
+      assert.equal(held.holds(record()), true, 'the same record, its texts saved');
+      const changed = [
+        (r: NewNoteRecord) => (r.mtimeMs = 2),
+        (r: NewNoteRecord) => (r.frontmatter = { status: 'draft' }),
+        (r: NewNoteRecord) => (r.chunks[1].endLine = 9),
+        (r: NewNoteRecord) => (r.chunks[0].headerPath = ['h', 'sub']),
+        (r: NewNoteRecord) => (r.chunks[0].hash = 'other'),
+        (r: NewNoteRecord) => r.chunks.pop(),
+      ];
+      for (const change of changed) {
+        const other = record();
+        change(other);
+        assert.equal(held.holds(other), false, String(change));
+      }
+    }
+  });
+
   it('keeps no links on stored chunks (the link graph has them), in memory or on disk, and drops those of an older store', async () => {
     const store = new NoteStore();
     const record = note('l', [{ text: 'see [[other]]' }]);

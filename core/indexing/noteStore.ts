@@ -125,6 +125,22 @@ export class NoteStore {
     return removed;
   }
 
+  /**
+   * Whether the store holds this record already, as `put` would store it (texts aside: each chunk's hash covers
+   * them). Compared in the form saved, JSON: a record read back from the notes file has no other.
+   */
+  holds(record: NewNoteRecord): boolean {
+    const held = this.notes.get(record.path);
+    if (!held || held.chunks.length !== record.chunks.length) return false;
+    const { chunks: _heldChunks, ...heldNote } = held;
+    const { chunks: _chunks, ...note } = record;
+    if (JSON.stringify(heldNote) !== JSON.stringify(note)) return false;
+    return record.chunks.every(({ text: _text, displayText: _displayText, overlap: _overlap, links: _links, ...chunk }, i) => {
+      const { textAt: _textAt, textBytes: _textBytes, blank: _blank, ...heldChunk } = held.chunks[i]!;
+      return JSON.stringify(heldChunk) === JSON.stringify(chunk);
+    });
+  }
+
   /** Removes a note; returns the ids of its chunks. */
   delete(notePath: string): string[] {
     const record = this.notes.get(notePath);

@@ -492,9 +492,18 @@ export class VaultIndexer {
     // ordinal): their entries move to the new id, by note, in the turn the store takes the note's new record.
     const moves = new Map<string, Array<[string, string]>>();
     const moved = new Set<string>();
+    // Notes that came out exactly as the store holds them (most notes when a chunking change splits only long
+    // sections differently): the store and the graph keep their records.
+    const kept = new Set<string>();
     for (const { record } of changed) {
       const before = state.store.note(record.path);
       if (!before) continue;
+      if (state.store.holds(record)) {
+        kept.add(record.path);
+        for (const chunk of record.chunks) unchanged.add(chunk.id);
+        if (turns.due()) await turns.next();
+        continue;
+      }
       if (before.title === record.title && sameList(before.aliases, record.aliases)) {
         const kept = new Map(before.chunks.map((chunk) => [chunk.id, indexedForm(chunk)]));
         for (const chunk of record.chunks) if (kept.get(chunk.id) === indexedForm(chunk)) unchanged.add(chunk.id);
@@ -519,6 +528,11 @@ export class VaultIndexer {
       if (turns.due()) await turns.next();
     }
     for (const { record } of changed) {
+      if (kept.has(record.path)) {
+        // As `put` would: a note chunked again without failing has no failure noted.
+        state.store.failures.delete(record.path);
+        continue;
+      }
       const pairs = moves.get(record.path);
       if (pairs) {
         state.keyword.relabel(pairs);
