@@ -252,8 +252,9 @@ export class VaultIndexer {
         const changed: ChangedNote[] = [];
         const failedKnown: string[] = [];
         await timed('chunk', async () => {
-          const results = await chunking;
+          // The next batch is read while the chunker threads still work on this one, and queued behind it.
           ahead = from + NOTES_PER_BATCH < candidates.length ? await chunkBatch(from + NOTES_PER_BATCH) : undefined;
+          const results = await chunking;
           for (const [j, chunked] of results.entries()) {
             const entry = batch[j];
             // Chunked while the batch before was indexed: a block it shows may have changed since. Chunked again.
