@@ -99,12 +99,13 @@ export async function scoreUnits(embed: Embed, question: string, sources: readon
 
   const [[questionVector, emptyVector], vectors] = await embedded;
   const questionKnown = !isEmptyLike(questionVector, emptyVector);
-  return found.map(({ facts: _, ...f }, i) => {
+  // One object per unit, made whole (a copy of `found`'s spread into another was two; a search scores about 2,000).
+  return found.map(({ source, pieceIndex, piece, unit, startLine, endLine }, i) => {
     const vector = vectors[i];
     const cosine = questionKnown && !isEmptyLike(vector, emptyVector) ? Math.max(0, dot(questionVector, vector)) : 0;
-    const prior = 1 / (1 + (f.source.rank - 1) / 2);
+    const prior = 1 / (1 + (source.rank - 1) / 2);
     const score = (COSINE_WEIGHT * cosine + COVERAGE_WEIGHT * lexical[i]! + RANK_WEIGHT * prior) * forms[i]!;
-    return { ...f, terms: terms[i]!, cosine, coverage: lexical[i]!, score, vector };
+    return { source, pieceIndex, piece, unit, startLine, endLine, cosine, coverage: lexical[i]!, score, vector, terms: terms[i]! };
   });
 }
 
@@ -136,37 +137,42 @@ interface UnitWords {
  * the same chunks (on the 50k scale vault's sample queries an eighth of them within the last 2,000 scored), so it
  * serves typing and asking, not them. What a text gives never depends on the vault.
  */
-const recentFacts = new Map<string, { facts: UnitFacts[]; chars: number }>();
+const recentFacts = new Map<string, Array<{ atNoteStart: boolean; openFence: string | undefined; facts: UnitFacts[] }>>();
 let recentChars = 0;
 const MAX_RECENT_CHARS = 250_000;
 
+/** Keyed by the text itself, with how it is read alongside: a key made of both copied every text, each search. */
 function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | undefined): UnitFacts[] {
-  const key = `${atNoteStart ? 1 : 0}${openFence ?? ''}\n${text}`;
-  const known = recentFacts.get(key);
-  if (known) {
-    recentFacts.delete(key);
-    recentFacts.set(key, known);
-    return known.facts;
+  const readings = recentFacts.get(text);
+  const known = readings?.find((r) => r.atNoteStart === atNoteStart && r.openFence === openFence);
+  if (readings) {
+    recentFacts.delete(text);
+    recentFacts.set(text, readings);
   }
+  if (known) return known.facts;
   const facts = answerUnits(text, atNoteStart, openFence).map((unit) => ({
     unit,
     startLines: lineAt(text, unit.start, 0),
     endLines: lineAt(text, unit.end, 0),
   }));
-  recentFacts.set(key, { facts, chars: key.length });
-  recentChars += key.length;
-  for (const [oldest, { chars }] of recentFacts) {
+  if (readings) readings.push({ atNoteStart, openFence, facts });
+  else recentFacts.set(text, [{ atNoteStart, openFence, facts }]);
+  recentChars += text.length;
+  for (const [oldest, kept] of recentFacts) {
     if (recentChars <= MAX_RECENT_CHARS) break;
     recentFacts.delete(oldest);
-    recentChars -= chars;
+    recentChars -= oldest.length * kept.length;
   }
   return facts;
 }
 
+/** MIN_WORDS words or more (read without splitting the unit into an array of its words). */
+const ENOUGH_WORDS = new RegExp(`\\S+(?:\\s+\\S+){${MIN_WORDS - 1}}`);
+
 /** What a unit's words give, worked out when first needed: scoreUnits asks while its units are embedded. */
 function wordsOf(facts: UnitFacts): UnitWords {
   const { plain } = facts.unit;
-  return (facts.words ??= { terms: termSet(plain), short: plain.split(/\s+/).length < MIN_WORDS, normalized: normalized(plain) });
+  return (facts.words ??= { terms: termSet(plain), short: !ENOUGH_WORDS.test(plain), normalized: normalized(plain) });
 }
 
 /** Lower case words only: to see whether a unit quotes the question itself. */

@@ -42,7 +42,9 @@ class Scores {
   lastSlot = new Int32Array(0);
   /** Which of the plan's first 32 terms each chunk matched (bit t: term t), to list a hit's matched terms. */
   termBits = new Uint32Array(0);
-  touched: number[] = [];
+  /** The chunks touched, in the order first touched: `touched[0 … touchedCount - 1]` (each chunk once). */
+  touched = new Int32Array(0);
+  touchedCount = 0;
 
   /** Ready for short ids below `size`, all zero. */
   prepare(size: number): this {
@@ -51,18 +53,20 @@ class Scores {
       this.slotCount = new Uint16Array(size);
       this.lastSlot = new Int32Array(size).fill(-1);
       this.termBits = new Uint32Array(size);
+      this.touched = new Int32Array(size);
     }
     return this;
   }
 
   clear(): void {
-    for (const doc of this.touched) {
+    for (let i = 0; i < this.touchedCount; i++) {
+      const doc = this.touched[i]!;
       this.sum[doc] = 0;
       this.slotCount[doc] = 0;
       this.lastSlot[doc] = -1;
       this.termBits[doc] = 0;
     }
-    this.touched.length = 0;
+    this.touchedCount = 0;
   }
 }
 
@@ -113,7 +117,9 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
   const expansionPlan = planExpansions(options.expansions ?? [], plan, index);
   const expansions = expansionPlan.terms.length > 0 ? score(index, expansionPlan, filter, expansionScores.prepare(index.idLimit)) : undefined;
 
-  const best = new BestOf<Candidate>(limit, (a, b) => compareTiered(a, b, (c) => index.idOf(c.doc)!));
+  // Made once: a function made inside the comparison was one more object per comparison.
+  const idOfCandidate = (c: Candidate) => index.idOf(c.doc)!;
+  const best = new BestOf<Candidate>(limit, (a, b) => compareTiered(a, b, idOfCandidate));
   const exact = new Set<number>();
   for (const doc of titles.docs(normalizeExactKey(query))) if (filter.accepts(doc)) exact.add(doc);
   const offer = (doc: number): void => {
@@ -128,8 +134,13 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
     if (bar && (tier > bar.tier || (tier === bar.tier && score < bar.score))) return;
     best.offer({ doc, tier, score });
   };
-  for (const doc of main.touched) offer(doc);
-  for (const doc of expansions?.touched ?? []) if (main.slotCount[doc] === 0) offer(doc);
+  for (let i = 0; i < main.touchedCount; i++) offer(main.touched[i]!);
+  if (expansions) {
+    for (let i = 0; i < expansions.touchedCount; i++) {
+      const doc = expansions.touched[i]!;
+      if (main.slotCount[doc] === 0) offer(doc);
+    }
+  }
   for (const doc of exact) if (main.slotCount[doc] === 0 && !(expansions && expansions.slotCount[doc]! > 0)) offer(doc);
 
   return best.sorted().map(({ doc, tier, score }) => ({
@@ -163,7 +174,10 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
         live++;
         if (!filter.accepts(doc)) return;
         const norm = BM25_K * (1 - BM25_B + (BM25_B * index.lengthIn(doc, fieldId)) / averageLength);
-        scratch.put(parts++, doc, BM25_D + (tf * (BM25_K + 1)) / (tf + norm));
+        // Stored here, not passed to a method: a fractional number passed on is boxed, a heap object per posting.
+        if (parts === scratch.docs.length) scratch.grow();
+        scratch.docs[parts] = doc;
+        scratch.parts[parts++] = BM25_D + (tf * (BM25_K + 1)) / (tf + norm);
       };
       forEachPosting(postings, visit);
       if (live === 0) return;
@@ -174,7 +188,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
         sum[doc] += weight * scratch.parts[i]!;
         termBits[doc] |= bit;
         if (lastSlot[doc] !== slot) {
-          if (lastSlot[doc] === -1) touched.push(doc);
+          if (lastSlot[doc] === -1) touched[scores.touchedCount++] = doc;
           lastSlot[doc] = slot;
           slotCount[doc]++;
         }
@@ -189,17 +203,13 @@ class TermParts {
   docs = new Int32Array(1024);
   parts = new Float64Array(1024);
 
-  put(i: number, doc: number, part: number): void {
-    if (i === this.docs.length) {
-      const docs = new Int32Array(i * 2);
-      docs.set(this.docs);
-      const parts = new Float64Array(i * 2);
-      parts.set(this.parts);
-      this.docs = docs;
-      this.parts = parts;
-    }
-    this.docs[i] = doc;
-    this.parts[i] = part;
+  grow(): void {
+    const docs = new Int32Array(this.docs.length * 2);
+    docs.set(this.docs);
+    const parts = new Float64Array(this.parts.length * 2);
+    parts.set(this.parts);
+    this.docs = docs;
+    this.parts = parts;
   }
 }
 

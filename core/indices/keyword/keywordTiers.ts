@@ -11,10 +11,13 @@ export function keywordTier(exactTitle: boolean, matchedQueryTerms: boolean): Ke
   return exactTitle ? KEYWORD_TIER.exactTitle : matchedQueryTerms ? KEYWORD_TIER.queryTerms : KEYWORD_TIER.expansionsOnly;
 }
 
-/** Negative when a ranks before b; `idOf` is asked only to break a tie. */
+/**
+ * Negative when a ranks before b; `idOf` is asked only to break a tie. Returns -1, 0 or 1: a fractional difference
+ * returned is a heap number, one per comparison of a keyword search's heap.
+ */
 export function compareTiered<T extends { tier: number; score: number }>(a: T, b: T, idOf: (candidate: T) => string): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
-  if (a.score !== b.score) return b.score - a.score;
+  if (a.score !== b.score) return b.score > a.score ? 1 : -1;
   const idA = idOf(a);
   const idB = idOf(b);
   return idA < idB ? -1 : idA > idB ? 1 : 0;
