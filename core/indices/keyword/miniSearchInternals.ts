@@ -120,7 +120,7 @@ export class ChunkPostings {
    * tree: only vacuuming and loading take terms out or replace them, and they empty this.
    */
   private readonly termsSeen = new Map<string, TermPostings>();
-  /** While `addAll` runs (a discard then would break MiniSearch's count of the chunk it adds). */
+  /** While `addAll` runs: a chunk is added whole, so a discard from inside it (its `enough` callback) is a mistake. */
   private adding = false;
   /** The vacuum under way, if any, and whether chunks discarded meanwhile call for another. */
   private vacuuming: Promise<void> | null = null;
