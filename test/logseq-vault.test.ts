@@ -165,17 +165,20 @@ describe('a Logseq graph through the vault: shown text, block references, journa
 
 describe('block references across indexing batches', { timeout: 180_000 }, () => {
   it("a page chunked while an earlier batch was indexed reads a block that batch defined, whichever comes first", async () => {
-    // The indexer reads and chunks the next 500 notes while it indexes the current ones: a page of the second
-    // batch is chunked before the first batch's blocks are known. It must not keep "[missing block]".
+    // The indexer reads and chunks the next batch of notes (50 first, then 500 at a time, in path order) while it
+    // indexes the current one: a page of the second batch is chunked before the first batch's blocks are known, and
+    // a page of the first quotes one not yet read. Neither may keep "[missing block]".
     const root = await mkdtemp(path.join(os.tmpdir(), 'cairn-logseq-batches-'));
     const dir = path.join(root, 'vault');
     const early = '6565bbbb-1111-4222-8333-944444444444';
     const late = '6565cccc-1111-4222-8333-944444444444';
     const pages: Record<string, string> = {
       'a-defines.md': `- The frobnicating valve opens at dawn.\n  id:: ${early}\n- Early page quoting a later one: ((${late}))\n`,
-      'z-defines.md': `- The quasselbrook gauge reads in furlongs.\n  id:: ${late}\n- Late page quoting an early one: ((${early}))\n`,
+      // The 51st page: the second batch's first.
+      'n-defines.md': `- The quasselbrook gauge reads in furlongs.\n  id:: ${late}\n- Late page quoting an early one: ((${early}))\n`,
     };
-    for (let i = 0; i < 600; i++) pages[`m-${String(i).padStart(3, '0')}.md`] = `- Filler page ${i} about ordinary things.\n`;
+    for (let i = 0; i < 49; i++) pages[`m-${String(i).padStart(3, '0')}.md`] = `- Filler page ${i} about ordinary things.\n`;
+    for (let i = 0; i < 600; i++) pages[`p-${String(i).padStart(3, '0')}.md`] = `- Filler page ${i} about other things.\n`;
     await mkdir(path.join(dir, 'pages'), { recursive: true });
     for (const [name, text] of Object.entries(pages)) await writeFile(path.join(dir, 'pages', name), text);
     const config = defaultConfig();
@@ -185,10 +188,10 @@ describe('block references across indexing batches', { timeout: 180_000 }, () =>
     try {
       await vault.index();
       const shown = async (page: string) => (await vault.noteTexts(`pages/${page}`))!.map(shownText).join('\n');
-      assert.match(await shown('z-defines.md'), /Late page quoting an early one: The frobnicating valve opens at dawn/);
+      assert.match(await shown('n-defines.md'), /Late page quoting an early one: The frobnicating valve opens at dawn/);
       assert.match(await shown('a-defines.md'), /Early page quoting a later one: The quasselbrook gauge reads in furlongs/);
       const found = (await vault.search({ query: 'frobnicating valve', mode: 'keyword', k: 5 })).results.map((r) => r.path).sort();
-      assert.deepEqual(found, ['pages/a-defines.md', 'pages/z-defines.md']);
+      assert.deepEqual(found, ['pages/a-defines.md', 'pages/n-defines.md']);
     } finally {
       await vault.close();
       await rm(root, { recursive: true, force: true });

@@ -52,6 +52,11 @@ interface ChangedNote {
 const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
+/**
+ * The first batch is smaller: nothing is indexed or embedded until it is chunked, so indexing and embedding start
+ * (and a first index answers searches) sooner.
+ */
+const FIRST_BATCH_NOTES = 50;
 /** Chunks offered to MiniSearch at once (it stops when the turn is up), and vectors given to the vector index between two looks at the clock. */
 const KEYWORD_DOCS_PER_STEP = 500;
 const VECTORS_PER_STEP = 500;
@@ -228,8 +233,9 @@ export class VaultIndexer {
     };
     // A batch is read, then chunked in the chunker threads while the one before is indexed on this thread. (Read
     // first and at once: reading as the indexing goes, each file's steps would wait for its turns.)
+    const batchEnd = (from: number) => Math.min(candidates.length, from + (from === 0 ? FIRST_BATCH_NOTES : NOTES_PER_BATCH));
     const chunkBatch = async (from: number) => {
-      const batch = candidates.slice(from, from + NOTES_PER_BATCH);
+      const batch = candidates.slice(from, batchEnd(from));
       const reads = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readNote(entry, rechunk), (done) => {
         // While a batch is embedded its progress is the one shown: embedding is the slower stage.
         if (done % NOTES_IN_FLIGHT === 0 && !embeddingBatch) progress('chunk', from + done, batch[done]?.path);
@@ -247,13 +253,13 @@ export class VaultIndexer {
     };
     let ahead = candidates.length > 0 ? await timed('chunk', () => chunkBatch(0)) : undefined;
     try {
-      for (let from = 0; from < candidates.length; from += NOTES_PER_BATCH) {
+      for (let from = 0; from < candidates.length; from = batchEnd(from)) {
         const { batch, results: chunking } = ahead!;
         const changed: ChangedNote[] = [];
         const failedKnown: string[] = [];
         await timed('chunk', async () => {
           // The next batch is read while the chunker threads still work on this one, and queued behind it.
-          ahead = from + NOTES_PER_BATCH < candidates.length ? await chunkBatch(from + NOTES_PER_BATCH) : undefined;
+          ahead = batchEnd(from) < candidates.length ? await chunkBatch(batchEnd(from)) : undefined;
           const results = await chunking;
           for (const [j, chunked] of results.entries()) {
             const entry = batch[j];
