@@ -53,8 +53,9 @@ const NOTES_IN_FLIGHT = 16;
 /** Notes chunked, indexed and embedded together: bounds memory on a first index of a large vault. */
 const NOTES_PER_BATCH = 500;
 /**
- * The first batch is smaller: nothing is indexed or embedded until it is chunked, so indexing and embedding start
- * (and a first index answers searches) sooner.
+ * The first and last batches are smaller: nothing is indexed or embedded until the first is chunked, so indexing and
+ * embedding start (and a first index answers searches) sooner; and once chunking is done, only the last is left to
+ * index and embed before the save.
  */
 const FIRST_BATCH_NOTES = 50;
 /** Chunks offered to MiniSearch at once (it stops when the turn is up), and vectors given to the vector index between two looks at the clock. */
@@ -233,7 +234,11 @@ export class VaultIndexer {
     };
     // A batch is read, then chunked in the chunker threads while the one before is indexed on this thread. (Read
     // first and at once: reading as the indexing goes, each file's steps would wait for its turns.)
-    const batchEnd = (from: number) => Math.min(candidates.length, from + (from === 0 ? FIRST_BATCH_NOTES : NOTES_PER_BATCH));
+    const batchEnd = (from: number) => {
+      const left = candidates.length - from;
+      if (from === 0 || left <= FIRST_BATCH_NOTES) return from + Math.min(left, FIRST_BATCH_NOTES);
+      return from + (left <= NOTES_PER_BATCH + FIRST_BATCH_NOTES ? left - FIRST_BATCH_NOTES : NOTES_PER_BATCH);
+    };
     const chunkBatch = async (from: number) => {
       const batch = candidates.slice(from, batchEnd(from));
       const reads = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readNote(entry, rechunk), (done) => {
