@@ -232,13 +232,14 @@ export class VaultIndexer {
         embeddingBatch = false;
       }
     };
-    // A batch is read, then chunked in the chunker threads while the one before is indexed on this thread. (Read
-    // first and at once: reading as the indexing goes, each file's steps would wait for its turns.)
+    /** Where the batch starting at `from` ends (see FIRST_BATCH_NOTES). */
     const batchEnd = (from: number) => {
       const left = candidates.length - from;
       if (from === 0 || left <= FIRST_BATCH_NOTES) return from + Math.min(left, FIRST_BATCH_NOTES);
       return from + (left <= NOTES_PER_BATCH + FIRST_BATCH_NOTES ? left - FIRST_BATCH_NOTES : NOTES_PER_BATCH);
     };
+    // A batch is read, then chunked in the chunker threads while the one before is indexed on this thread. (Read
+    // first and at once: reading as the indexing goes, each file's steps would wait for its turns.)
     const chunkBatch = async (from: number) => {
       const batch = candidates.slice(from, batchEnd(from));
       const reads = await inOrderBounded(batch, NOTES_IN_FLIGHT, (entry) => this.readNote(entry, rechunk), (done) => {
@@ -506,12 +507,12 @@ export class VaultIndexer {
     const moved = new Set<string>();
     // Notes that came out exactly as the store holds them (most notes when a chunking change splits only long
     // sections differently): the store and the graph keep their records.
-    const kept = new Set<string>();
+    const heldAsIs = new Set<string>();
     for (const { record } of changed) {
       const before = state.store.note(record.path);
       if (!before) continue;
       if (state.store.holds(record)) {
-        kept.add(record.path);
+        heldAsIs.add(record.path);
         for (const chunk of record.chunks) unchanged.add(chunk.id);
         if (turns.due()) await turns.next();
         continue;
@@ -540,7 +541,7 @@ export class VaultIndexer {
       if (turns.due()) await turns.next();
     }
     for (const { record } of changed) {
-      if (kept.has(record.path)) {
+      if (heldAsIs.has(record.path)) {
         // As `put` would: a note chunked again without failing has no failure noted.
         state.store.failures.delete(record.path);
         continue;
