@@ -15,6 +15,7 @@ import { validateApiCall } from '../core/server/hostValidation.js';
 import { incompleteOperators } from '../core/contract/filters.js';
 import { completeTag } from '../core/contract/tags.js';
 import { editDistance, hasTag, nearestTags, tagCounts } from '../core/search/tagIndex.js';
+import { seededRandom } from '../core/random/seededRandom.js';
 
 const NOTES = 25;
 
@@ -196,4 +197,47 @@ describe('config.toml: an unclosed quote', () => {
     assert.equal(error.problems.length, 2);
     assert.match(problemOf(error).message, /also line 3/);
   });
+});
+
+describe('paging a broad ranked search', { timeout: 180_000 }, () => {
+  let root: string;
+  let vault: CairnVault;
+  const WORDS = ['harvest', 'compost', 'seedlings', 'mulch', 'pruning', 'irrigation', 'greenhouse', 'trellis', 'tomatoes', 'beans', 'orchard', 'weeds', 'frost', 'rain', 'shade', 'bees', 'soil', 'roots', 'spade', 'fence'];
+  before(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'cairn-paging-broad-'));
+    const dir = path.join(root, 'vault');
+    await mkdir(dir, { recursive: true });
+    // 200 notes that match the query by different words in different amounts (seeded): both rankers' lists run past
+    // the fusion's first depth, in different orders, so later pages need deeper lists than the first.
+    const random = seededRandom(7);
+    const some = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!);
+    for (let i = 0; i < 200; i++) {
+      await writeFile(path.join(dir, `Plot ${String(i).padStart(3, '0')}.md`), `# Plot ${i}\n\n## Log\n\nThe garden of plot ${i}: ${some(3 + (i % 7)).join(', ')}.\n\n## Plan\n\nNext season: ${some(2 + (i % 5)).join(' and ')}.\n`);
+    }
+    const config = defaultConfig();
+    config.vault.path = dir;
+    config.index.data_dir = path.join(root, 'data');
+    config.embedding.adapt = false;
+    vault = await CairnVault.open(config);
+    await vault.index();
+  });
+  after(async () => {
+    await vault?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  for (const mode of ['keyword', 'hybrid'] as const) {
+    it(`${mode}: pages of 10 are one ranking, each result once, the same as asking for all at once`, async () => {
+      const query = 'compost mulch trellis harvest frost';
+      const all = await vault.search({ query, mode, k: 200 });
+      assert.ok(all.results.length > 100, `${all.results.length} results`);
+      const paged: string[] = [];
+      for (let offset = 0; offset < all.results.length; offset += 10) {
+        const page = await vault.search({ query, mode, k: 10, offset });
+        paged.push(...page.results.map((r) => r.chunkId));
+      }
+      assert.equal(new Set(paged).size, paged.length, 'a result shown on two pages');
+      assert.deepEqual(paged, all.results.map((r) => r.chunkId));
+    });
+  }
 });

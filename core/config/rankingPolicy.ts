@@ -35,7 +35,7 @@ export interface RankingPolicy {
   graphSources: number;
   recencyBoost: boolean;
   maxChunksPerNote: number;
-  /** The least depth each ranker is asked for (see `candidateDepth`). */
+  /** The least depth each ranker is asked for (see `candidateDepths`). */
   candidateDepth: number;
   /** Hybrid search's best chunks ranked again by their best sentence (0 = none; see sentenceRerank). */
   rerankDepth: number;

@@ -116,7 +116,7 @@ export interface SearchResponse {
   offset: number;
   /**
    * How many results there are in all: for filters alone, every note they keep; for a ranked search, the passages
-   * the rankers returned (each looks a fixed depth down, see `candidateDepth` in core/search/ranking/depths.ts, so a broad query may match more).
+   * the rankers returned (each looks a fixed depth down, deeper for later pages: see `candidateDepths` in core/search/ranking/depths.ts, so a broad query may match more).
    */
   total: number;
   /** More results follow these: ask again with `offset` + `results.length`. */

@@ -9,7 +9,7 @@ import { shownText } from '../chunking/shownText.js';
 import { isShown, noteTime, sectionPieces, type ChunkRef, type StoredChunk } from '../indexing/noteStore.js';
 import { openFencesOf } from './answerUnits.js';
 import { citeOpeningPart, citeQueriedPart } from './citedPart.js';
-import { candidateDepth } from './ranking/depths.js';
+import { candidateDepths, extendRanking } from './ranking/depths.js';
 import { emptyExplanation } from './ranking/fusion.js';
 import { rankResults } from './ranking/rankResults.js';
 import { COPY_ALLOWANCE } from './ranking/sameText.js';
@@ -78,7 +78,8 @@ export class QueryOrchestrator {
     }
     const accept = this.acceptor(filters);
     const policy = rankingPolicy(config, this.embedder.searchDefaults);
-    const depth = candidateDepth(policy, offset, k);
+    const depths = candidateDepths(policy, offset, k);
+    const depth = depths.at(-1)!;
     const { store, keyword, vectors, graph } = this.state;
 
     const queryVector = mode === 'keyword' ? undefined : this.embedTexts([query]).then(([v]) => v);
@@ -98,19 +99,25 @@ export class QueryOrchestrator {
     if (keyword.revision !== revision) keywordHits = searchKeywords();
     const vectorHits = meaningful ? vectors.search(vector, depth * COPY_ALLOWANCE, accept) : [];
 
-    const ranked = rankResults(keywordHits, vectorHits, mode, policy, depth, {
-      noteOf: (id) => store.chunk(id)!.note.path,
-      textOf: (id) => store.chunk(id)!.chunk.hash,
-      mtimeOf: (note) => store.note(note)?.mtimeMs ?? 0,
-      neighboursOf: (note) => graph.neighbours(note),
+    const context = {
+      noteOf: (id: string) => store.chunk(id)!.note.path,
+      textOf: (id: string) => store.chunk(id)!.chunk.hash,
+      mtimeOf: (note: string) => store.note(note)?.mtimeMs ?? 0,
+      neighboursOf: (note: string) => graph.neighbours(note),
       now: Date.now(),
-    });
+    };
+    // Ranked at each depth from the front of the deepest lists: a ranker's best d hits are the front of its best 2d.
+    const rankedAt = (d: number) => rankResults(keywordHits.slice(0, d * COPY_ALLOWANCE), vectorHits.slice(0, d * COPY_ALLOWANCE), mode, policy, d, context);
+    const ranked = rankedAt(depths[0]!);
+    // The sentence stage takes the first depth's best: what deeper pages add must not change the first page.
+    const rerankDepth = Math.min(policy.rerankDepth, ranked.length);
+    for (const d of depths.slice(1)) extendRanking(ranked, rankedAt(d));
     // Every page of a hybrid search goes through the sentence stage, so pages fit together and scores keep one scale
     // (a later page's sentences were embedded for the first: the cache has them).
-    const rerank = mode === 'hybrid' && meaningful && policy.rerankDepth > 0;
+    const rerank = mode === 'hybrid' && meaningful && rerankDepth > 0;
     // The chunks the page can hold, and their texts, are taken from the store in the ranking's turn too: an update
     // applied while the stage waits for vectors must not remove what this ranking found.
-    const pageable = ranked.slice(0, rerank ? Math.max(offset + k, policy.rerankDepth) : offset + k);
+    const pageable = ranked.slice(0, rerank ? Math.max(offset + k, rerankDepth) : offset + k);
     const refs = new Map(pageable.map((hit) => [hit.id, store.chunk(hit.id)!]));
     // The copies' places too: the sentence stage can bring a hit from below the page into it.
     const copies = new Map(pageable.flatMap((hit) => (hit.sameText ? [[hit.id, hit.sameText.map((id) => passagePlace(store.chunk(id)!))] as const] : [])));
@@ -119,7 +126,7 @@ export class QueryOrchestrator {
       ? await rerankBySentences({
           query,
           hits: ranked,
-          depth: policy.rerankDepth,
+          depth: rerankDepth,
           rrfK: policy.rrfK,
           summaries: async (hits) => withFences(hits.map((hit) => refs.get(hit.id)!), await texts),
           embed: this.embedTexts,
