@@ -104,6 +104,18 @@ describe('extractive answers quote what the search found', () => {
     assert.deepEqual(extractiveAnswer([top, below], [...unitsOf(top, 0.3), ...unitsOf(below, 0.7)], strongBelow, SETTINGS).citations.map((c) => c.path), ['Note2.md']);
   });
 
+  it('quotes a top section worded unlike the question when its best sentence answers about as well as the chosen one', () => {
+    // The search's second section answers a paraphrase: few of the question's words, so little evidence of its own.
+    const top = source(1, 'List markers', 'Tasks calls the characters that start a list item list markers.\n');
+    const paraphrased = source(2, 'Ignoring clicks', 'Statuses purely for display never toggle when clicked by mistake.\n');
+    const ask = (sentenceScore: number) => {
+      const evidence = new Map([[top, judged(0.6, 3)], [paraphrased, judged(0.3, 1)]]);
+      return extractiveAnswer([top, paraphrased], [...unitsOf(top, 0.6), ...unitsOf(paraphrased, sentenceScore)], evidence, SETTINGS).citations.map((c) => c.path);
+    };
+    assert.deepEqual(ask(0.55), ['Note1.md', 'Note2.md'], 'its sentence scores 0.55 against the chosen 0.6: quoted');
+    assert.deepEqual(ask(0.3), ['Note1.md'], 'its sentence scores half the chosen one: left out');
+  });
+
   it('still says the notes do not answer when nothing looks relevant', () => {
     const top = source(1, 'Sport', 'The football emoji is :soccer: and the cup is :trophy:.\n');
     const evidence = new Map([[top, judged(0.45, 1)]]);

@@ -51,7 +51,8 @@ export function looksRelevant(judged: SectionEvidence | undefined, minConfidence
  *
  * Which sections: those that answer with confidence (evidence at least [answer] min_confidence), the search's
  * top-ranked quotable section whenever it looks relevant (the search trusted it most, so an answer that leaves it
- * out drops what the search found), and any section that looks relevant ranked above one of those. When no
+ * out drops what the search found), any section that looks relevant ranked above one of those, and any whose best
+ * sentence scores at least SECTION_FLOOR of the best chosen section's. When no
  * section reaches the bar but some look relevant, the answer quotes those: "your notes don't seem to answer this"
  * is for questions where the search found nothing that looks relevant.
  */
@@ -71,6 +72,14 @@ export function extractiveAnswer(sources: AnswerSource[], scored: readonly Score
   // Nor does it pass over a section that looks relevant to quote one the search ranked below it.
   const lowest = Math.max(0, ...[...chosen].map((s) => s.rank));
   for (const s of top) if (s.rank < lowest && plausible(s)) chosen.add(s);
+  // Nor a section whose best sentence answers about as well as the best chosen one: a question worded unlike its
+  // section (a paraphrase) leaves the section's own evidence low while one of its sentences answers it.
+  if (chosen.size > 0) {
+    const bestUnit = new Map<AnswerSource, number>();
+    for (const u of scored) bestUnit.set(u.source, Math.max(bestUnit.get(u.source) ?? 0, u.score));
+    const bestChosen = Math.max(0, ...[...chosen].map((s) => bestUnit.get(s) ?? 0));
+    for (const s of top) if ((bestUnit.get(s) ?? 0) >= SECTION_FLOOR * bestChosen) chosen.add(s);
+  }
   const picked = pickUnits(scored.filter((u) => chosen.has(u.source)), settings.maxSentences);
   if (picked.length === 0) return notAnswered(sources, scored);
   const groups = groupBySource(picked);
