@@ -45,7 +45,7 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     const status = page.getByTestId('status-line');
     await status.waitFor({ timeout: 60_000 });
     await page.getByTestId('status-notes').filter({ hasText: `${FIELD_NOTES + SAMPLE_NOTES} notes` }).waitFor({ timeout: 60_000 });
-    assert.match((await status.textContent()) ?? '', /model cairn-glove-100d/);
+    assert.match((await status.textContent()) ?? '', /model cairn-retrieval-100d/);
     // The internals (dimensions, vector backend) are in the model's tooltip, not in the line.
     assert.doesNotMatch((await status.textContent()) ?? '', /vectors|dimensions/);
     assert.match((await page.getByTestId('status-model').getAttribute('title')) ?? '', /vectors: (faiss|flat)/);
@@ -71,6 +71,8 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await first.locator('details.why summary').click();
     const why = (await first.locator('details.why').textContent()) ?? '';
     assert.match(why, /Keyword rank\s*#\d/);
+    // Each ranking's weight for the query, and how much of the query the best keyword hit holds (part of its weight).
+    assert.match(why, /Weights\s*keyword \d\.\d\d \(its best hit holds \d+% of the query\) · vector \d\.\d\d/);
     // Hybrid search's second stage: the result's rank by its best sentence, its score and line.
     assert.match(why, /Best sentence\s*#\d+ \(score 0\.\d{3}, line \d+\)/);
     // Keyboard: ↓ moves the selection, ↑ moves it back.

@@ -19,6 +19,35 @@ describe('ranker confidence', () => {
     assert.ok(keywordConfidence(peaked, false) > 0.85);
   });
 
+  it('keyword: a best hit holding a small part of the question is little evidence, however steep the curve', () => {
+    const peaked = [40, ...Array.from({ length: 11 }, () => 4)];
+    assert.ok(Math.abs(keywordConfidence(peaked, false, 0.2) - 0.2 * keywordConfidence(peaked, false)) < 1e-12);
+    assert.equal(keywordConfidence(peaked, true, 0.2), 1, 'an exact title is certain');
+  });
+
+  it('keyword coverage: the IDF-weighted share of the query\'s words the first hit holds; a word the notes lack weighs most', () => {
+    const index = KeywordIndex.create();
+    const doc = (id: string, content: string) => ({ id, path: `${id}.md`, title: id, aliases: [], headerPath: [], tags: [], content });
+    index.upsert([
+      doc('a', 'The recurrence rule repeats the task every week.'),
+      ...Array.from({ length: 8 }, (_, i) => doc(`n${i}`, `Notes about the week number ${i}.`)),
+    ]);
+    const [whole] = index.search('recurrence rule', 10);
+    assert.equal(whole.id, 'a');
+    assert.equal(whole.coverage, 1);
+    const [part, next] = index.search('recurrence chore', 10);
+    assert.equal(part.id, 'a');
+    assert.equal(next, undefined);
+    // "chore" is in no note: it weighs the most a word can, so the hit holds less than half of the question.
+    assert.ok(part.coverage! > 0.3 && part.coverage! < 0.5, `coverage ${part.coverage}`);
+    const [common] = index.search('week recurrence', 10);
+    // "week" is in every note, "recurrence" in one: holding the rare word is most of the question.
+    assert.equal(common.id, 'a');
+    assert.equal(common.coverage, 1);
+    const [rare] = index.search('week elephant', 10);
+    assert.ok(rare.coverage! < 0.2, `the hit holds only the common word: ${rare.coverage}`);
+  });
+
   it('vector: the margin from the best to the 10th similarity, as a share of the room above the 10th', () => {
     const crowded = Array.from({ length: 10 }, (_, i) => 0.8 - i * 0.002);
     assert.ok(Math.abs(vectorConfidence(crowded) - 0.018 / 0.218) < 1e-9);
@@ -93,6 +122,7 @@ describe('hybrid search keeps a strong keyword hit above weak vector hits', () =
     assert.equal(top.explain.keywordRank, 1);
     assert.ok(top.explain.keywordScore! > 0, 'the BM25 score is shown');
     assert.ok(top.explain.weights.keyword > top.explain.weights.vector, `the confident keyword ranking weighs more (${JSON.stringify(top.explain.weights)})`);
+    assert.equal(top.explain.keywordCoverage, 1, 'its best hit holds every word of the query');
     const vectorOnly = hybrid.results.find((r) => r.explain.vectorRank !== null);
     assert.ok(vectorOnly && vectorOnly.explain.vectorScore! > 0 && vectorOnly.explain.vectorScore! <= 1, 'the cosine similarity is shown');
   });

@@ -52,6 +52,11 @@ export interface Explanation {
   vectorScore: number | null;
   /** Each ranking's weight in this query's fusion (0 when it took no part): base weight × its confidence. */
   weights: { keyword: number; vector: number };
+  /**
+   * The share of the query's words (IDF-weighted) the keyword ranker's best hit holds: part of its confidence, the
+   * same for every result of the query; null when keyword search took no part or found nothing.
+   */
+  keywordCoverage: number | null;
   /** The fused score before graph and recency: weighted RRF, or the convex combination when [search] fusion = "convex". */
   rrf: number;
   /** Set when the chunk was lifted by a link from/to a top result's note: that note, and the score added. */

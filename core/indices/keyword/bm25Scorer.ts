@@ -15,6 +15,11 @@ export interface KeywordHit {
   exactTitle: boolean;
   /** Matched index terms, when asked for (`withTerms`). */
   terms?: string[];
+  /**
+   * The first hit only: the share of the query's words it matched, each word weighted by its IDF (a word the vault
+   * does not have weighs most). How much of the question the best keyword match holds, for the fusion's confidence.
+   */
+  coverage?: number;
 }
 
 export interface KeywordSearchOptions {
@@ -45,6 +50,8 @@ class Scores {
   /** The chunks touched, in the order first touched: `touched[0 … touchedCount - 1]` (each chunk once). */
   touched = new Int32Array(0);
   touchedCount = 0;
+  /** Each query slot's IDF: the highest of its terms' in any field (a slot no term of which is indexed is absent). */
+  readonly slotIdf = new Map<number, number>();
 
   /** Ready for short ids below `size`, all zero. */
   prepare(size: number): this {
@@ -67,6 +74,7 @@ class Scores {
       this.termBits[doc] = 0;
     }
     this.touchedCount = 0;
+    this.slotIdf.clear();
   }
 }
 
@@ -143,12 +151,30 @@ function rankChunks(index: ChunkPostings, titles: TitleKeys, query: string, limi
   }
   for (const doc of exact) if (main.slotCount[doc] === 0 && !(expansions && expansions.slotCount[doc]! > 0)) offer(doc);
 
-  return best.sorted().map(({ doc, tier, score }) => ({
+  return best.sorted().map(({ doc, tier, score }, i) => ({
     id: index.idOf(doc)!,
     score,
     exactTitle: tier === KEYWORD_TIER.exactTitle,
     ...(options.withTerms ? { terms: [...matchedTerms(index, doc, plan, main), ...(expansions ? matchedTerms(index, doc, expansionPlan, expansions) : [])] } : {}),
+    ...(i === 0 ? { coverage: queryCoverage(index, doc, plan, main) } : {}),
   }));
+}
+
+/**
+ * The IDF-weighted share of the query's slots (its words) that a chunk matched. A word the vault does not have
+ * counts with the highest IDF a word can have: the chunk cannot hold what the question says with it.
+ */
+function queryCoverage(index: ChunkPostings, doc: number, plan: QueryPlan, scores: Scores): number {
+  const unknown = Math.log(1 + (index.documentCount + 0.5) / 0.5);
+  const matched = new Set(matchedTermIndexes(index, doc, plan, scores).map((t) => plan.slots[t]!));
+  let all = 0;
+  let held = 0;
+  for (const slot of new Set(plan.slots)) {
+    const idf = scores.slotIdf.get(slot) ?? unknown;
+    all += idf;
+    if (matched.has(slot)) held += idf;
+  }
+  return all > 0 ? held / all : 0;
 }
 
 function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, scores: Scores): Scores {
@@ -182,6 +208,7 @@ function score(index: ChunkPostings, plan: QueryPlan, filter: ChunkFilter, score
       forEachPosting(postings, visit);
       if (live === 0) return;
       const idf = Math.log(1 + (documentCount - live + 0.5) / (live + 0.5));
+      if (termBoost === 1 && !(idf <= (scores.slotIdf.get(slot) ?? 0))) scores.slotIdf.set(slot, idf);
       const weight = termBoost * BOOST_BY_FIELD_ID[fieldId]! * idf;
       for (let i = 0; i < parts; i++) {
         const doc = scratch.docs[i]!;
@@ -220,10 +247,14 @@ const TERM_BITS = 32;
 
 /** The plan's terms a hit matched: from the bits noted while scoring, else (past the 32nd term) its postings. */
 function matchedTerms(index: ChunkPostings, doc: number, plan: QueryPlan, scores: Scores): string[] {
+  return matchedTermIndexes(index, doc, plan, scores).map((t) => plan.terms[t]!);
+}
+
+function matchedTermIndexes(index: ChunkPostings, doc: number, plan: QueryPlan, scores: Scores): number[] {
   const bits = scores.termBits[doc]!;
-  return plan.terms.filter((term, t) => {
-    if (t < TERM_BITS) return ((bits >>> t) & 1) === 1;
-    const fields = index.postings(term);
-    return fields !== undefined && [...fields.values()].some((postings) => postings.has(doc));
+  const matched: number[] = [];
+  plan.terms.forEach((term, t) => {
+    if (t < TERM_BITS ? ((bits >>> t) & 1) === 1 : [...(index.postings(term)?.values() ?? [])].some((postings) => postings.has(doc))) matched.push(t);
   });
+  return matched;
 }

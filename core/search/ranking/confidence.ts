@@ -9,14 +9,17 @@ export const CONFIDENCE_DEPTH = 10;
 
 /**
  * Keyword (BM25) confidence: the relative drop from the best score to the `CONFIDENCE_DEPTH`-th (1 when fewer
- * chunks matched: a query whose words few chunks share is specific). An exact title or alias hit is certain.
+ * chunks matched: a query whose words few chunks share is specific), times the share of the query's words the best
+ * hit holds (`coverage`, IDF-weighted: see bm25Scorer). A steep curve alone is no evidence: a question put in other
+ * words than the notes' still singles out the few chunks that share its one incidental word ("copy", "day"), and
+ * that best hit holds a small part of the question. An exact title or alias hit is certain.
  */
-export function keywordConfidence(scores: readonly number[], exactTitle: boolean): number {
+export function keywordConfidence(scores: readonly number[], exactTitle: boolean, coverage = 1): number {
   if (exactTitle) return 1;
   const best = scores[0] ?? 0;
   if (!(best > 0)) return 0;
   const nth = scores[CONFIDENCE_DEPTH - 1] ?? 0;
-  return clamp01(1 - nth / best);
+  return clamp01((1 - nth / best) * coverage);
 }
 
 /**

@@ -7,6 +7,8 @@ export interface RankerHit {
   score: number;
   /** The keyword ranker's: the whole query is the note's title or an alias. */
   exactTitle?: boolean;
+  /** The keyword ranker's first hit: the IDF-weighted share of the query's words it holds (see bm25Scorer). */
+  coverage?: number;
 }
 
 /** One ranked list going into the fusion, best first. */
@@ -17,6 +19,8 @@ export interface RankedList {
   ids: readonly string[];
   /** The ranker's own score of each id (BM25 score / cosine similarity), shown as evidence. */
   scores?: readonly number[];
+  /** The keyword ranking's: the share of the query its best hit holds (see RankerHit.coverage). */
+  coverage?: number;
 }
 
 /** A fused candidate: its chunk, note, score so far and why. */
@@ -31,7 +35,7 @@ export interface FusedHit {
 
 /** The explanation of a chunk no ranking has scored yet. */
 export function emptyExplanation(): Explanation {
-  return { keywordRank: null, vectorRank: null, keywordScore: null, vectorScore: null, weights: { keyword: 0, vector: 0 }, rrf: 0, graph: null, recency: 1, exactTitle: false, sentence: null };
+  return { keywordRank: null, vectorRank: null, keywordScore: null, vectorScore: null, weights: { keyword: 0, vector: 0 }, keywordCoverage: null, rrf: 0, graph: null, recency: 1, exactTitle: false, sentence: null };
 }
 
 /** Weighted RRF: score(d) = Σ weight / (k + rank), ranks from 1. */
@@ -39,9 +43,10 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k: number): M
   const fused = new Map<string, Explanation>();
   const weights = { keyword: 0, vector: 0 };
   for (const list of lists) weights[list.name] = list.weight;
+  const keywordCoverage = lists.find((l) => l.name === 'keyword')?.coverage ?? null;
   for (const list of lists) {
     list.ids.forEach((id, i) => {
-      const entry = fused.get(id) ?? { ...emptyExplanation(), weights };
+      const entry = fused.get(id) ?? { ...emptyExplanation(), weights, keywordCoverage };
       entry.rrf += list.weight / (k + i + 1);
       const score = list.scores?.[i] ?? null;
       if (list.name === 'keyword') {

@@ -30,7 +30,8 @@ export function rankResults(
   const lists: RankedList[] = [];
   if (mode !== 'vector') {
     const scores = keywordHits.map((h) => h.score);
-    lists.push({ name: 'keyword', weight: base.keyword * keywordConfidence(scores, exactTitle), ids: keywordHits.map((h) => h.id), scores });
+    const coverage = keywordHits[0]?.coverage;
+    lists.push({ name: 'keyword', weight: base.keyword * keywordConfidence(scores, exactTitle, coverage), ids: keywordHits.map((h) => h.id), scores, ...(coverage === undefined ? {} : { coverage }) });
   }
   if (mode !== 'keyword') {
     const scores = vectorHits.map((h) => h.score);

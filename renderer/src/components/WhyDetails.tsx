@@ -7,7 +7,7 @@ export function WhyDetails({ result }: { result: SearchResult }) {
     ['Keyword rank', explain.keywordRank ? `#${explain.keywordRank}${explain.keywordScore !== null ? ` (BM25 ${explain.keywordScore.toFixed(1)})` : ''}` : '—'],
     ['Vector rank', explain.vectorRank ? `#${explain.vectorRank}${explain.vectorScore !== null ? ` (similarity ${explain.vectorScore.toFixed(3)})` : ''}` : '—'],
     // Each ranking's weight for this query: the model's base weight × how sure that ranker was.
-    ['Weights', `keyword ${explain.weights.keyword.toFixed(2)} · vector ${explain.weights.vector.toFixed(2)}`],
+    ['Weights', `keyword ${explain.weights.keyword.toFixed(2)}${explain.keywordCoverage !== null ? ` (its best hit holds ${Math.round(explain.keywordCoverage * 100)}% of the query)` : ''} · vector ${explain.weights.vector.toFixed(2)}`],
     ['Fusion (RRF)', explain.rrf.toFixed(4)],
     ['Graph lift', explain.graph ? `linked with ${explain.graph.from} (+${explain.graph.score.toFixed(4)})` : '—'],
     ['Recency', explain.recency > 1 ? `×${explain.recency}` : '—'],
