@@ -59,7 +59,7 @@ describe('keyboard and rendering', { timeout: 150_000 }, () => {
 
   test('the status bar names the model without internals; the internals are in its tooltip', async () => {
     const model = page.getByTestId('status-model');
-    assert.equal((await model.textContent())?.trim(), 'model cairn-glove-100d');
+    assert.equal((await model.textContent())?.trim(), 'model cairn-retrieval-100d');
     const title = (await model.getAttribute('title')) ?? '';
     assert.match(title, /\d+ dimensions/);
     assert.match(title, /vectors: (faiss|flat)/);

@@ -70,7 +70,7 @@ describe('choosing the embedding model in Settings', { timeout: 240_000 }, () =>
   test('lists the models with size, languages and speed; a hub model downloads, is saved and the index rebuilds with it', async () => {
     const { page } = browser;
     await page.goto(server.url);
-    await page.getByTestId('status-model').filter({ hasText: 'cairn-glove-100d' }).waitFor({ timeout: 90_000 });
+    await page.getByTestId('status-model').filter({ hasText: 'cairn-retrieval-100d' }).waitFor({ timeout: 90_000 });
     await page.getByTestId('settings-button').click();
     const picker = page.getByTestId('model-picker');
     await picker.waitFor();
@@ -78,7 +78,7 @@ describe('choosing the embedding model in Settings', { timeout: 240_000 }, () =>
       await picker.getByTestId(`model-choice-${id}`).waitFor();
     }
     assert.match(await picker.getByTestId('model-choice-Xenova/multilingual-e5-small').innerText(), /135 MB download.*about 100 languages.*12 layers.*query: /s);
-    assert.match(await picker.getByTestId('model-choice-cairn-glove-100d').innerText(), /in use/i);
+    assert.match(await picker.getByTestId('model-choice-cairn-retrieval-100d').innerText(), /in use/i);
     assert.equal(await page.getByTestId('option-embedding.model').count(), 0, 'no free-text model field');
     await screenshot(page, 'model-picker');
 

@@ -193,7 +193,7 @@ describe('embedder configuration errors', () => {
     await assert.rejects(createEmbedder(options({ model: 'cairn-test/no-such-model' })), (e: unknown) => {
       assert.ok(e instanceof EmbeddingModelError);
       assert.match(e.message, /^embedding model "cairn-test\/no-such-model" is not in .*models and could not be downloaded from the Hugging Face hub \(.+\)\./);
-      assert.match(e.message, /set \[embedding\] model = "cairn-glove-100d" \(bundled\)/);
+      assert.match(e.message, /set \[embedding\] model = "cairn-retrieval-100d" \(bundled\)/);
       return true;
     });
     assert.ok(performance.now() - started < 35_000, `took ${performance.now() - started} ms`);

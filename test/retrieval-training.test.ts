@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seededRandom } from '../core/random/seededRandom.js';
 import { encode, infoNce, pairMrr, train, type EmbeddingTable, type TokenPair } from '../core/adapt/contrastiveTrainer.js';
-import { headingSectionPairs, inverseClozePairs, parseWordnetLine, tldrPagePairs } from '../scripts/models/training-pairs.js';
+import { docPagePairs, docProse, restToMarkdown, headingSectionPairs, inverseClozePairs, parseWordnetLine, tldrPagePairs } from '../scripts/models/training-pairs.js';
 
 test('a WordNet data line gives its lemmas, definition and example sentences; licence header lines give nothing', () => {
   const line =
@@ -90,4 +90,90 @@ test('training on consistent pairs makes each query find its passage, keeps froz
   const out = new Float32Array(a.table.dims);
   encode(a.table, [Int32Array.of(1, 0)], out);
   assert.ok(out.every((x) => x === 0), 'a text of only frozen tokens encodes to zero, not NaN');
+});
+
+test('a documentation page gives heading, question and description pairs of its prose, with generic headings qualified', () => {
+  const page = [
+    '---',
+    'title: "Deploying"',
+    'description: Publish the site to a static host.',
+    '---',
+    '',
+    'This page explains how the built site is copied to a host of your choice.',
+    '',
+    '## Uploading with rsync',
+    '',
+    'Copy the output folder to the server with [rsync](https://rsync.samba.org) over **SSH** keys.',
+    '',
+    '```sh',
+    '# not a heading: rsync -av public/ host:/var/www',
+    '```',
+    '',
+    '### Examples',
+    '',
+    'A nightly job can run the same upload from a scheduler on the build machine.',
+    '',
+    '## Why is my page missing after a deploy?',
+    '',
+    'Pages marked as drafts are left out of the build unless drafts are enabled.',
+    '',
+    '## Empty',
+    '',
+    'Too short.',
+  ].join('\n');
+  const pairs = docPagePairs(page, 'set');
+  const bySource = (source: string) => pairs.filter((p) => p.source === source).map(({ query, passage }) => ({ query, passage }));
+  assert.deepEqual(bySource('set-headings'), [
+    { query: 'Uploading with rsync', passage: 'Copy the output folder to the server with rsync over SSH keys.' },
+    { query: 'Uploading with rsync: Examples', passage: 'A nightly job can run the same upload from a scheduler on the build machine.' },
+  ]);
+  assert.deepEqual(bySource('set-questions'), [{ query: 'Why is my page missing after a deploy?', passage: 'Pages marked as drafts are left out of the build unless drafts are enabled.' }]);
+  assert.deepEqual(bySource('set-descriptions'), [
+    { query: 'Publish the site to a static host.', passage: 'This page explains how the built site is copied to a host of your choice.' },
+    { query: 'Deploying', passage: 'Publish the site to a static host. This page explains how the built site is copied to a host of your choice.' },
+  ]);
+  assert.ok(pairs.every((p) => !p.passage.includes('#') && !p.passage.includes('rsync -av')), 'code and markers stay out of passages');
+});
+
+test('documentation prose drops template tags, HTML, link targets and admonition markers but keeps their words', () => {
+  assert.equal(docProse('{{< note >}}See the [guide](../guide.md) and <kbd>Ctrl</kbd>.{{< /note >}}\n!!! tip\n> [!NOTE]\n> Quoted `code`.'), 'See the guide and Ctrl . Quoted code .');
+});
+
+test('reStructuredText pages read as Markdown: titles, API directives and prose kept, literal blocks and other directives left out', () => {
+  const rst = [
+    '=========',
+    'Paths FAQ',
+    '=========',
+    '',
+    '.. contents::',
+    '',
+    'How do I list a folder?',
+    '-----------------------',
+    '',
+    'Call :meth:`Path.iterdir` on the folder, see :ref:`the listing guide <listing>`::',
+    '',
+    '   >>> list(Path(".").iterdir())',
+    '',
+    '.. method:: Path.glob(pattern)',
+    '   :noindex:',
+    '',
+    '   Glob the given relative *pattern* in this folder.',
+    '',
+    '.. note::',
+    '   Hidden files are ``included``.',
+    '',
+    '.. code-block:: python',
+    '',
+    '   secret = "left out"',
+  ].join('\n');
+  const md = restToMarkdown(rst);
+  assert.match(md, /^# Paths FAQ$/m);
+  assert.match(md, /^## How do I list a folder\?$/m);
+  assert.match(md, /^### Path\.glob\(pattern\)$/m);
+  assert.match(md, /Call Path\.iterdir on the folder, see the listing guide:/);
+  assert.match(md, /Glob the given relative pattern in this folder\./);
+  assert.match(md, /Hidden files are included\./);
+  assert.doesNotMatch(md, /iterdir\(\)\)|left out|noindex|contents/);
+  const pairs = docPagePairs(md, 'py');
+  assert.deepEqual(pairs.find((p) => p.source === 'py-questions')?.query, 'How do I list a folder?');
 });

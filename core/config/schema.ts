@@ -51,8 +51,8 @@ export const CONFIG_SCHEMA = {
   embedding: {
     model: {
       type: 'string',
-      default: 'cairn-glove-100d',
-      doc: 'Embedding model: "cairn-glove-100d" (bundled, offline) or a Hugging Face model id such as "Xenova/bge-small-en-v1.5" (downloaded into the data folder on first use).',
+      default: 'cairn-retrieval-100d',
+      doc: 'Embedding model: "cairn-retrieval-100d" or "cairn-glove-100d" (bundled, offline) or a Hugging Face model id such as "Xenova/bge-small-en-v1.5" (downloaded into the data folder on first use).',
     },
     dtype: { type: 'string', default: 'q8', choices: ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'bnb4', 'q4f16'], doc: 'Which weights of the model to load (q8 = 8-bit quantised).' },
     batch_size: { type: 'integer', default: 0, min: 0, max: 256, doc: 'Texts per embedding call; 0 picks a good size for the model kind.' },

@@ -17,7 +17,7 @@ export const NO_PREFIXES: Readonly<ModelPrefixes> = { query: '', passage: '' };
 export const MODEL_CATALOG: readonly CatalogModel[] = [
   {
     id: 'cairn-glove-100d',
-    label: 'Cairn GloVe 100d (bundled, default)',
+    label: 'Cairn GloVe 100d (bundled)',
     bundled: true,
     size: '10 MB, included',
     languages: 'English',
@@ -28,7 +28,7 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   },
   {
     id: 'cairn-retrieval-100d',
-    label: 'Cairn retrieval 100d (bundled)',
+    label: 'Cairn retrieval 100d (bundled, default)',
     bundled: true,
     size: '10 MB, included',
     languages: 'English',

@@ -8,7 +8,7 @@ import type { ModelPrefixes } from '../contract/models.js';
 import { catalogModel, NO_PREFIXES } from './modelCatalog.js';
 
 /** Which model the configuration names when it names none: shipped in <repo>/models, fully offline. */
-export const BUNDLED_MODEL = 'cairn-glove-100d';
+export const BUNDLED_MODEL = 'cairn-retrieval-100d';
 
 /** Failing to find, download, load or run the embedding model; the message says which model, what failed and what to do. */
 export class EmbeddingModelError extends Error {
