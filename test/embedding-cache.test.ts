@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
 import { EmbeddingCache } from '../core/embedding/embeddingCache.js';
+import { seededRandom } from '../core/random/seededRandom.js';
 
 const KEY = 'cairn-glove-100d|q8|d35d3fd35535d135';
 const DIMS = 4;
@@ -210,6 +211,38 @@ describe('EmbeddingCache', () => {
     const reopened = await EmbeddingCache.open(file, KEY, DIMS);
     assert.deepEqual((await reopened.read([hash(4)]))[0], vector(44));
     assert.deepEqual((await reopened.read([hash(5)]))[0], vector(5));
+  });
+
+  it('reads back the last vector set for each hash across its slabs of added vectors, in memory or written out, through a save begun and awaited later', async () => {
+    const file = freshFile();
+    const cache = await EmbeddingCache.open(file, KEY, DIMS);
+    const expected = new Map<string, Float32Array>();
+    const random = seededRandom(3);
+    const next = (n: number) => Math.floor(random() * n);
+    let saving: Promise<void> | undefined;
+    for (let step = 0; step < 30_000; step++) {
+      // Mostly new hashes (the slabs fill past their 4,096 vectors), some set again.
+      const h = hash(next(10) < 8 ? step : next(step + 1));
+      const v = vector(step);
+      cache.set(h, v);
+      expected.set(h, v);
+      // The indexer yields between its turns: slabs are written out meanwhile.
+      if (step % 1000 === 999) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (step === 22_000) saving = cache.save();
+      if (step === 23_000) await saving;
+      if (step % 3000 === 2999) {
+        const sample = [...expected.keys()].filter(() => next(20) === 0);
+        assert.deepEqual(await cache.read(sample), sample.map((k) => expected.get(k)), `step ${step}`);
+      }
+    }
+    await saving;
+    assert.equal(cache.size, expected.size);
+    const all = [...expected.keys()];
+    assert.deepEqual(await cache.read(all), all.map((k) => expected.get(k)));
+    await cache.save();
+    const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+    assert.equal(reopened.size, expected.size);
+    assert.deepEqual(await reopened.read(all), all.map((k) => expected.get(k)));
   });
 
   it('saves atomically: no temporary files left, parent folders created', async () => {

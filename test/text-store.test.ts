@@ -1,13 +1,18 @@
-// The note store keeps chunk texts on disk (core/indexing/textStore.ts): pending in memory until a save, then read
-// from the generation's text store; a save copies the saved texts into the next generation's; damage is detected.
+// The note store keeps chunk texts on disk (core/indexing/textStore.ts): pending in memory until a save (past a budget
+// in a scratch file, core/indexing/pendingTexts.ts), then read from the generation's text store; a save copies the
+// saved texts into the next generation's; damage is detected.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NOTES_FILE, NoteStore, NoteStoreCorruptError, TEXTS_FILE, type NewNoteRecord } from '../core/indexing/noteStore.js';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { TextStoreCorruptError, TextStoreReader, textsLine } from '../core/indexing/textStore.js';
+import { TextStoreCorruptError, TextStoreReader, textsLine, type ChunkTexts } from '../core/indexing/textStore.js';
+import { seededRandom } from '../core/random/seededRandom.js';
+
+// Descriptors are listed in /proc on Linux; elsewhere the checks of open files are skipped.
+const canSeeDescriptors = existsSync('/proc/self/fd');
 
 function note(name: string, texts: Array<{ text: string; displayText?: string }>): NewNoteRecord {
   return {
@@ -154,7 +159,6 @@ describe('a text store read through one held file', () => {
     return places;
   }
   // Which of this process's descriptors have `file` open (Linux lists them in /proc; elsewhere not checked).
-  const canSeeDescriptors = existsSync('/proc/self/fd');
   const openCount = (file: string) => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === file; } catch { return false; } }).length;
 
   it('reads stay on one handle, closed once retired after the reads in flight; a later read opens and closes it again', async () => {
@@ -192,5 +196,115 @@ describe('a text store read through one held file', () => {
     const places = await storeOf(file, ['found']);
     assert.deepEqual(await reader.read(places), [{ text: 'found' }]);
     reader.retire();
+  });
+});
+
+const PIECES = ['alpha', 'ünïcödé', '🙂', 'line\nbreak', '"quoted"', '\\', '[[link]]', 'key:: value', '\t', 'omega'];
+
+function textOf(random: () => number): string {
+  const words = 1 + Math.floor(random() * 40);
+  return Array.from({ length: words }, () => PIECES[Math.floor(random() * PIECES.length)]).join(' ');
+}
+
+// Descriptors of this process open on an unlinked scratch file (Linux lists them in /proc; elsewhere not checked).
+const openScratch = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return /\.pending-texts-/.test(readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      return false;
+    }
+  }).length;
+
+/** Scratch descriptors open once the closes begun have had a moment (a close completes on the I/O threads). */
+async function openScratchSettled(): Promise<number> {
+  for (let wait = 0; wait < 50 && openScratch() > 0; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
+  return openScratch();
+}
+
+describe('pending texts past the budget', () => {
+  let root: string;
+  before(async () => (root = await mkdtemp(path.join(os.tmpdir(), 'cairn-pending-texts-'))));
+  after(() => rm(root, { recursive: true, force: true }));
+
+  it('wait in a scratch file that leaves nothing on disk, read back as put, saved, and closed once saved', async () => {
+    const scratch = path.join(root, 'index');
+    const store = new NoteStore(undefined, scratch, 200);
+    const random = seededRandom(7);
+    const expected = new Map<string, ChunkTexts[]>();
+    for (let n = 0; n < 60; n++) {
+      const texts = Array.from({ length: 3 }, (_, i): ChunkTexts => (i === 1 ? { text: textOf(random), displayText: textOf(random) } : { text: textOf(random) }));
+      store.put(note(`n${n}`, texts));
+      expected.set(`n${n}.md`, texts);
+    }
+    await store.pendingSettled();
+    const { count, charsHeld, inScratch } = store.pendingTexts;
+    assert.equal(count, 180);
+    assert.ok(inScratch > 150, `most texts wait in the scratch file (${inScratch})`);
+    assert.ok(charsHeld <= 200, `at most the budget is held in memory (${charsHeld} characters)`);
+    assert.deepEqual(await readdir(scratch), [], 'the scratch file has no name on disk');
+    if (canSeeDescriptors) assert.equal(openScratch(), 1);
+    for (const [notePath, texts] of expected) assert.deepEqual(await store.texts(store.note(notePath)!.chunks), texts, notePath);
+
+    const gen = path.join(root, 'g1');
+    (await store.save(gen)).commit();
+    assert.deepEqual(store.pendingTexts, { count: 0, charsHeld: 0, inScratch: 0 });
+    if (canSeeDescriptors) assert.equal(await openScratchSettled(), 0, 'the scratch file is closed once nothing in it is pending');
+    const loaded = await NoteStore.read(await readFile(path.join(gen, NOTES_FILE)), path.join(gen, TEXTS_FILE));
+    for (const [notePath, texts] of expected) assert.deepEqual(await loaded.texts(loaded.note(notePath)!.chunks), texts, notePath);
+  });
+
+  it('read back as put through puts, replacements, deletes and saves interleaved (seeded runs)', async () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const random = seededRandom(seed);
+      const store = new NoteStore(undefined, path.join(root, `run${seed}`), 50 + Math.floor(random() * 400));
+      const expected = new Map<string, ChunkTexts[]>();
+      let saving: Promise<{ commit: () => void }> | undefined;
+      let generation = 0;
+      const check = async (step: number) => {
+        for (const [notePath, texts] of expected) assert.deepEqual(await store.texts(store.note(notePath)!.chunks), texts, `seed ${seed} step ${step}: ${notePath}`);
+      };
+      for (let step = 0; step < 150; step++) {
+        const roll = random();
+        const name = `n${Math.floor(random() * 25)}`;
+        if (roll < 0.6) {
+          const texts = Array.from({ length: 1 + Math.floor(random() * 4) }, (): ChunkTexts => (random() < 0.2 ? { text: textOf(random), displayText: textOf(random) } : { text: textOf(random) }));
+          store.put(note(name, texts));
+          expected.set(`${name}.md`, texts);
+        } else if (roll < 0.75) {
+          store.delete(`${name}.md`);
+          expected.delete(`${name}.md`);
+        } else if (roll < 0.85 && !saving) {
+          saving = store.save(path.join(root, `run${seed}`, `g${++generation}`));
+        } else if (saving) {
+          (await saving).commit();
+          saving = undefined;
+        }
+        if (random() < 0.3) await store.pendingSettled();
+        if (random() < 0.2) await check(step);
+      }
+      if (saving) (await saving).commit();
+      await store.pendingSettled();
+      await check(150);
+      const last = path.join(root, `run${seed}`, 'last');
+      (await store.save(last)).commit();
+      assert.equal(store.pendingTexts.count, 0);
+      const loaded = await NoteStore.read(await readFile(path.join(last, NOTES_FILE)), path.join(last, TEXTS_FILE));
+      for (const [notePath, texts] of expected) assert.deepEqual(await loaded.texts(loaded.note(notePath)!.chunks), texts, `seed ${seed}, reloaded: ${notePath}`);
+      assert.deepEqual([...loaded.paths()].sort(), [...expected.keys()].sort());
+      store.dispose();
+    }
+    if (canSeeDescriptors) assert.equal(await openScratchSettled(), 0, 'every scratch file is closed');
+  });
+
+  it('stay in memory when the scratch folder cannot be made, and none is lost', async () => {
+    const blocked = path.join(root, 'g1', NOTES_FILE, 'below-a-file');
+    const store = new NoteStore(undefined, blocked, 10);
+    const texts = [{ text: 'one two three four' }, { text: 'five six seven eight' }];
+    store.put(note('a', texts));
+    store.put(note('b', texts));
+    await store.pendingSettled();
+    assert.equal(store.pendingTexts.inScratch, 0);
+    assert.deepEqual(await store.texts(store.note('b.md')!.chunks), texts);
   });
 });

@@ -38,6 +38,8 @@ import { adaptableModel, adaptTable, type AdaptableModel, type AdaptOutcome } fr
 
 /** A vault with fewer chunks than this has too little text to learn its vocabulary from (no attempt is made). */
 const MIN_CHUNKS_TO_ADAPT = 100;
+/** A state a rebuild replaced keeps its pending texts this long: searches begun on it finish reading them. */
+const REPLACED_STATE_GRACE_MS = 30_000;
 
 /** An open vault: its index, kept in memory, and the operations on it. */
 export class CairnVault {
@@ -245,8 +247,11 @@ export class CairnVault {
     const indexer = this.indexerFor(fresh);
     listener({ type: 'rebuild-started', reason });
     const summary = await indexer.sync(listener);
+    const replaced = this.state;
     this.state = fresh;
     this.indexer = indexer;
+    // Its scratch file of pending texts closes once a search begun on it can no longer be reading from it.
+    setTimeout(() => replaced.store.dispose(), REPLACED_STATE_GRACE_MS).unref();
     this.pendingRebuild = undefined;
     this.vocabularyStale = true;
     return summary;
@@ -417,6 +422,7 @@ export class CairnVault {
 
   async close(): Promise<void> {
     clearTimeout(this.afterFirstSearch);
+    this.state.store.dispose();
     await Promise.all([this.embedder.close(), this.chunker.close(), this.expansionWords?.embedder.close()]);
   }
 

@@ -12,7 +12,8 @@
  * (no checks) are still read, so an upgrade does not re-embed a vault; the next save writes version 2.
  *
  * Only the hashes stay in memory, with where each record is in the file: a vector is read when it is asked for
- * (`read`), and vectors set since the last save are held until the next one writes them. The file is read and
+ * (`read`), and vectors set since the last save are held until the next one writes them, packed in slabs (see
+ * `AddedVectors`): a cold index sets every vector of the vault before its save. The file is read and
  * written a block at a time, never whole: at a million chunks it is over 400 MB.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,6 +21,7 @@ import { lstat, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promise
 import { endianness } from 'node:os';
 import path from 'node:path';
 import { TimeSlices } from '../process/timeSlices.js';
+import { AddedVectors } from './addedVectors.js';
 
 const MAGIC = Buffer.from('CAIRNEMB', 'latin1');
 const VERSION = 2;
@@ -67,7 +69,7 @@ export class EmbeddingCache {
   private saved: Map<string, number>;
   private layout?: Layout;
   /** Vectors set since opening or the last save (replacing saved ones of the same hash). */
-  private readonly added = new Map<string, Float32Array>();
+  private added: AddedVectors;
   /** How many of `added` are not also in `saved`. */
   private addedOnly = 0;
 
@@ -80,6 +82,7 @@ export class EmbeddingCache {
   ) {
     this.saved = scanned?.index ?? new Map();
     this.layout = scanned?.layout;
+    this.added = new AddedVectors(dims, path.dirname(file));
     if (recovered !== undefined) this.recovered = recovered;
   }
 
@@ -123,14 +126,16 @@ export class EmbeddingCache {
   async read(hashes: readonly string[]): Promise<Array<Float32Array | undefined>> {
     const out: Array<Float32Array | undefined> = new Array(hashes.length).fill(undefined);
     const wanted: Array<{ record: number; i: number }> = [];
+    const added: Array<Promise<void>> = [];
     hashes.forEach((hash, i) => {
-      const added = this.added.get(hash);
-      if (added) out[i] = added;
+      const vector = this.added.get(hash);
+      if (vector) added.push(vector.then((v) => void (out[i] = v)));
       else {
         const record = this.saved.get(hash);
         if (record !== undefined) wanted.push({ record, i });
       }
     });
+    await Promise.all(added);
     const layout = this.layout;
     if (!wanted.length || !layout) return out;
     wanted.sort((a, b) => a.record - b.record);
@@ -160,9 +165,8 @@ export class EmbeddingCache {
     if (!HASH.test(hash)) throw new RangeError(`cache keys are 16 lowercase hex digits, got "${hash}"`);
     if (vector.length !== this.dims) throw new RangeError(`expected a ${this.dims}-d vector, got ${vector.length}`);
     if (!this.added.has(hash) && !this.saved.has(hash)) this.addedOnly++;
-    // A copy: the caller's vector may be a view into a larger buffer it reuses or transfers. (slice() copies the
-    // view's floats directly; Float32Array.from goes through the iterator, some 40 µs a vector.)
-    this.added.set(hash, vector.slice());
+    // Copied into a slab: the caller's vector may be a view into a larger buffer it reuses or transfers.
+    this.added.set(hash, vector);
   }
 
   /**
@@ -175,7 +179,7 @@ export class EmbeddingCache {
     // Every step that visits each entry runs in turns: a large vault's cache holds hundreds of thousands. Nothing
     // is allocated per entry on the usual path: a live service saves after every few edits.
     const turns = new TimeSlices();
-    const setNow = new Map(this.added);
+    const setNow = this.added.slots();
     let referenced = 0;
     for (const hash of this.saved.keys()) {
       if (!setNow.has(hash) && (!keep || keep.has(hash))) referenced++;
@@ -213,7 +217,7 @@ export class EmbeddingCache {
           copied = (await copyRecords(this.file, layout, records, writer, this.dims, true, turns))!;
         }
       }
-      for (const [hash, vector] of setNow) {
+      for await (const [hash, vector] of this.added.vectors(setNow)) {
         if (kept(hash)) writer.add(hashAndFloats(hash, vector));
         if (writer.due()) await writer.flush();
         if (turns.due()) await turns.next();
@@ -232,15 +236,13 @@ export class EmbeddingCache {
       hashes.forEach((hash, i) => copied![i] === 1 && index.set(hash, next++));
     }
     let next = index.size;
-    for (const [hash, vector] of setNow) {
-      if (!kept(hash)) continue;
-      index.set(hash, next++);
-      if (this.added.get(hash) === vector) this.added.delete(hash);
-    }
+    for (const hash of setNow.keys()) if (kept(hash)) index.set(hash, next++);
+    // What was set while the file was written stays added, in new slabs; the old ones go.
+    this.added.forgetWritten(setNow, kept);
     this.saved = index;
     this.layout = writer.layout;
     this.addedOnly = 0;
-    for (const hash of this.added.keys()) if (!index.has(hash)) this.addedOnly++;
+    for (const hash of this.added.hashes()) if (!index.has(hash)) this.addedOnly++;
   }
 }
 

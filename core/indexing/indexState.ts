@@ -35,7 +35,7 @@ export class IndexState {
   }
 
   static empty(dir: string, identity: IndexIdentity, vectorOptions: VectorIndexOptions): IndexState {
-    return new IndexState(dir, identity, new NoteStore(), KeywordIndex.create(), createVectorIndex(vectorOptions), LinkGraph.create(), new Date().toISOString(), 0);
+    return new IndexState(dir, identity, new NoteStore(undefined, dir), KeywordIndex.create(), createVectorIndex(vectorOptions), LinkGraph.create(), new Date().toISOString(), 0);
   }
 
   /**
@@ -145,7 +145,7 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
       }),
   ).then((checked) => new Map(checked));
   const [store, keyword, graph, vectors] = await Promise.all([
-    Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE))),
+    Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE), dir)),
     readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
     readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes)),
     vectorFilesChecked.then((checked) => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions, checked)),

@@ -6,7 +6,8 @@ import type { GraphNote } from '../indices/graph/linkGraph.js';
 import { eachLine } from '../indices/lineFile.js';
 import { writeFileAtomic } from './atomicWrite.js';
 import { BlockTexts } from './blockTexts.js';
-import { TextLineReader, TextStoreReader, textsFileBeside, textsLine, type ChunkTexts, type TextLocation } from './textStore.js';
+import { PendingTexts, type PendingText } from './pendingTexts.js';
+import { TextLineReader, TextStoreReader, textsFileBeside, type ChunkTexts, type TextLocation } from './textStore.js';
 import type { FileDigest } from '../embedding/fileDigest.js';
 
 /**
@@ -72,8 +73,8 @@ const NEWLINE = Buffer.from('\n');
 export class NoteStore {
   private readonly notes = new Map<string, NoteRecord>();
   private readonly chunks = new Map<string, ChunkRef>();
-  /** Texts of the chunks put since the last save (a live update's): readable at once, written by the next save. */
-  private readonly pending = new Map<StoredChunk, ChunkTexts>();
+  /** Texts of the chunks put since the last save: readable at once, written by the next save. */
+  private readonly pending: PendingTexts<StoredChunk>;
   /** The text store the saved chunks' locations point into: the generation loaded or last saved. */
   private textStore?: TextStoreReader;
   /** One copy of each header path and tag list: most chunks of a note (and many notes) share theirs. */
@@ -83,8 +84,25 @@ export class NoteStore {
   /** Vault-wide block texts and who references them, kept in step with the records. */
   readonly blocks = new BlockTexts();
 
-  constructor(textsFile?: string) {
+  /** `scratchDir`: where pending texts past a few MB wait for the save (see PendingTexts); without it they stay in memory. */
+  constructor(textsFile?: string, scratchDir?: string, holdChars?: number) {
     this.textStore = textsFile === undefined ? undefined : new TextStoreReader(textsFile);
+    this.pending = new PendingTexts(scratchDir, holdChars);
+  }
+
+  /** Pending texts: how many, how many characters of them are in memory, how many wait in a scratch file. */
+  get pendingTexts(): { count: number; charsHeld: number; inScratch: number } {
+    return { count: this.pending.size, charsHeld: this.pending.charsHeld, inScratch: this.pending.inScratch };
+  }
+
+  /** Waits for pending texts being written to a scratch file (tests). */
+  pendingSettled(): Promise<void> {
+    return this.pending.settled();
+  }
+
+  /** The store is replaced (a rebuild took over): its pending texts go, their scratch file once no read uses it. */
+  dispose(): void {
+    this.pending.dispose();
   }
 
   get noteCount(): number {
@@ -121,7 +139,7 @@ export class NoteStore {
     });
     const stored: NoteRecord = { ...record, chunks };
     const removed = this.add(stored);
-    chunks.forEach((chunk, i) => this.pending.set(chunk, texts[i]));
+    chunks.forEach((chunk, i) => this.pending.set(chunk, texts[i]!));
     return removed;
   }
 
@@ -169,12 +187,15 @@ export class NoteStore {
    */
   texts(chunks: readonly StoredChunk[]): Promise<ChunkTexts[]> {
     const textStore = this.textStore;
-    const out: Array<ChunkTexts | undefined> = chunks.map((chunk) => this.pending.get(chunk));
-    const saved = chunks.flatMap((chunk, i) => (out[i] ? [] : [{ i, at: chunk.textAt, bytes: chunk.textBytes }]));
-    if (saved.length === 0) return Promise.resolve(out as ChunkTexts[]);
+    const pending = chunks.some((chunk) => this.pending.has(chunk)) ? this.pending.read(chunks) : undefined;
+    const saved = chunks.flatMap((chunk, i) => (this.pending.has(chunk) ? [] : [{ i, at: chunk.textAt, bytes: chunk.textBytes }]));
     const lost = saved.find((s) => s.at < 0);
-    if (!textStore || lost) return Promise.reject(new Error(`the texts of chunk ${chunks[lost?.i ?? saved[0].i].id} are not in the index (removed meanwhile)`));
-    return textStore.read(saved).then((read) => {
+    if (lost || (saved.length && !textStore)) {
+      void pending?.catch(() => {});
+      return Promise.reject(new Error(`the texts of chunk ${chunks[lost?.i ?? saved[0]!.i]!.id} are not in the index (removed meanwhile)`));
+    }
+    const fromStore = saved.length ? textStore!.read(saved) : Promise.resolve([]);
+    return Promise.all([pending ?? Promise.resolve(chunks.map(() => undefined)), fromStore]).then(([out, read]) => {
       saved.forEach((s, j) => (out[s.i] = read[j]));
       return out as ChunkTexts[];
     });
@@ -188,11 +209,11 @@ export class NoteStore {
   async save(dir: string): Promise<{ files: Record<string, FileDigest>; commit: () => void }> {
     // What is saved is fixed now: a note put or removed while the files are written waits for the next save.
     const records = [...this.notes.values()];
-    const pending = new Map(this.pending);
+    const pending = this.pending.snapshot();
     const failures = Object.fromEntries(this.failures);
     const placed = new Map<StoredChunk, TextLocation>();
     const textsFile = path.join(dir, TEXTS_FILE);
-    const texts = await writeFileAtomic(textsFile, this.textPieces(records, pending, placed));
+    const texts = await writeFileAtomic(textsFile, this.textPieces(records, pending, placed)).finally(pending.done);
     const notes = await writeFileAtomic(
       path.join(dir, NOTES_FILE),
       (function* () {
@@ -216,7 +237,7 @@ export class NoteStore {
   }
 
   /** The text store's bytes, in pieces of about TEXT_PIECE_BYTES; records where each chunk's line went in `placed`. */
-  private async *textPieces(records: NoteRecord[], pending: Map<StoredChunk, ChunkTexts>, placed: Map<StoredChunk, TextLocation>): AsyncGenerator<Buffer> {
+  private async *textPieces(records: NoteRecord[], pending: { texts: Map<StoredChunk, PendingText>; line: (text: PendingText) => Promise<Buffer> }, placed: Map<StoredChunk, TextLocation>): AsyncGenerator<Buffer> {
     const lines = this.textStore === undefined ? undefined : new TextLineReader(this.textStore.file);
     let piece: Buffer[] = [];
     let pieceBytes = 0;
@@ -224,9 +245,9 @@ export class NoteStore {
     try {
       for (const record of records) {
         for (const chunk of record.chunks) {
-          const texts = pending.get(chunk);
+          const texts = pending.texts.get(chunk);
           if (!texts && (!lines || chunk.textAt < 0)) throw new Error(`the texts of chunk ${chunk.id} are missing`);
-          const line = texts ? textsLine(texts) : await lines!.line({ at: chunk.textAt, bytes: chunk.textBytes });
+          const line = texts ? await pending.line(texts) : await lines!.line({ at: chunk.textAt, bytes: chunk.textBytes });
           placed.set(chunk, { at, bytes: line.length });
           at += line.length + 1;
           piece.push(line, NEWLINE);
@@ -245,8 +266,8 @@ export class NoteStore {
   }
 
   /** Loads what `save` wrote: the notes file's bytes (already checked against the manifest's digest) and its text store. */
-  static async read(bytes: Uint8Array, textsFile: string): Promise<NoteStore> {
-    const store = new NoteStore(textsFile);
+  static async read(bytes: Uint8Array, textsFile: string, scratchDir?: string): Promise<NoteStore> {
+    const store = new NoteStore(textsFile, scratchDir);
     let lineNumber = 0;
     let header = false;
     try {

@@ -119,7 +119,13 @@ export class TextLineReader {
   private window = Buffer.alloc(0);
   private windowAt = 0;
 
-  constructor(private readonly file: string) {}
+  /** `borrowed`: read through this open handle of `file` (named in errors), which `close` leaves open. */
+  constructor(
+    private readonly file: string,
+    private readonly borrowed?: FileHandle,
+  ) {
+    this.handle = borrowed;
+  }
 
   async line({ at, bytes }: TextLocation): Promise<Buffer> {
     if (at < this.windowAt || at + bytes > this.windowAt + this.window.length) {
@@ -134,6 +140,6 @@ export class TextLineReader {
   }
 
   async close(): Promise<void> {
-    await this.handle?.close();
+    if (!this.borrowed) await this.handle?.close();
   }
 }
