@@ -129,7 +129,8 @@ export class EmbeddingCache {
     const added: Array<Promise<void>> = [];
     hashes.forEach((hash, i) => {
       const vector = this.added.get(hash);
-      if (vector) added.push(vector.then((v) => void (out[i] = v)));
+      // One that cannot be read back from its scratch file is a miss, like a damaged record: it is embedded again.
+      if (vector) added.push(vector.then((v) => void (out[i] = v), () => {}));
       else {
         const record = this.saved.get(hash);
         if (record !== undefined) wanted.push({ record, i });
