@@ -124,24 +124,20 @@ export class AddedVectors {
     const offset = (slot % SLAB_VECTORS) * this.dims;
     const inMemory = this.slabs[slab];
     if (inMemory) return inMemory.slice(offset, offset + this.dims);
-    const out = new Float32Array(this.dims);
-    const file = await this.file!;
-    file.pins++;
-    try {
-      const bytes = await file.read(this.slabAt[slab]! + offset * 4, this.dims * 4);
-      Buffer.from(out.buffer).set(bytes);
-    } finally {
-      this.unpin(file);
-    }
-    return out;
+    return this.readFloats(this.slabAt[slab]! + offset * 4, this.dims);
   }
 
-  private async readSlab(slab: number): Promise<Float32Array> {
-    const out = new Float32Array(SLAB_VECTORS * this.dims);
+  private readSlab(slab: number): Promise<Float32Array> {
+    return this.readFloats(this.slabAt[slab]!, SLAB_VECTORS * this.dims);
+  }
+
+  /** `count` floats at byte `at` of the scratch file, which stays open meanwhile. */
+  private async readFloats(at: number, count: number): Promise<Float32Array> {
+    const out = new Float32Array(count);
     const file = await this.file!;
     file.pins++;
     try {
-      Buffer.from(out.buffer).set(await file.read(this.slabAt[slab]!, out.byteLength));
+      Buffer.from(out.buffer).set(await file.read(at, out.byteLength));
     } finally {
       this.unpin(file);
     }

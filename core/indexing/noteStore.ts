@@ -187,8 +187,8 @@ export class NoteStore {
    */
   texts(chunks: readonly StoredChunk[]): Promise<ChunkTexts[]> {
     const textStore = this.textStore;
-    const pending = chunks.some((chunk) => this.pending.has(chunk)) ? this.pending.read(chunks) : undefined;
     const saved = chunks.flatMap((chunk, i) => (this.pending.has(chunk) ? [] : [{ i, at: chunk.textAt, bytes: chunk.textBytes }]));
+    const pending = saved.length < chunks.length ? this.pending.read(chunks) : undefined;
     const lost = saved.find((s) => s.at < 0);
     if (lost || (saved.length && !textStore)) {
       void pending?.catch(() => {});

@@ -5,7 +5,7 @@ import { ScratchFile } from '../process/scratchFile.js';
 import { parseTextsLine, TextLineReader, textsLine, type ChunkTexts } from './textStore.js';
 
 /** Held texts past this many characters are written out (about 4 MB of text, a few thousand chunks). */
-export const HOLD_CHARS = 1 << 22;
+const HOLD_CHARS = 1 << 22;
 const NEWLINE = Buffer.from('\n');
 
 /** A pending text as a save takes it: in memory, or a line of a scratch file (kept open until the save is done). */
