@@ -9,6 +9,7 @@ import { digestBytes, digestFile, type FileDigest } from '../embedding/fileDiges
 import { loadManifest, MANIFEST_FILE, onlyChunkingChanged, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
 import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
+import { SharedStrings } from '../process/sharedStrings.js';
 
 const KEYWORD_FILE = 'keyword.jsonl';
 // Lines of JSON since the graph's format 3; the name is kept, so that earlier indexes load as they are.
@@ -144,11 +145,13 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
         return [name.slice(VECTORS_DIR.length + 1), digest] as const;
       }),
   ).then((checked) => new Map(checked));
+  // Each file names every chunk by its id, and the store and the graph every note by its path: one copy each.
+  const strings = new SharedStrings();
   const [store, keyword, graph, vectors] = await Promise.all([
-    Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE), dir)),
-    readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes)),
-    readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes)),
-    vectorFilesChecked.then((checked) => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions, checked)),
+    Promise.all([readChecked(NOTES_FILE), textsChecked]).then(([bytes]) => NoteStore.read(bytes, path.join(gen, TEXTS_FILE), dir, strings)),
+    readChecked(KEYWORD_FILE).then((bytes) => KeywordIndex.read(bytes, strings)),
+    readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes, strings)),
+    vectorFilesChecked.then((checked) => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions, checked, strings)),
   ]);
   // Chunks with nothing to show are stored but neither searchable nor embedded.
   let searchable = 0;

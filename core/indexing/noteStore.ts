@@ -9,6 +9,7 @@ import { BlockTexts } from './blockTexts.js';
 import { PendingTexts, type PendingText } from './pendingTexts.js';
 import { TextLineReader, TextStoreReader, textsFileBeside, type ChunkTexts, type TextLocation } from './textStore.js';
 import type { FileDigest } from '../embedding/fileDigest.js';
+import { OWN_STRINGS, type StringTable } from '../process/sharedStrings.js';
 
 /**
  * A chunk as the index keeps it: everything but what the note record already holds, `content` and `overlap`
@@ -265,8 +266,11 @@ export class NoteStore {
     }
   }
 
-  /** Loads what `save` wrote: the notes file's bytes (already checked against the manifest's digest) and its text store. */
-  static async read(bytes: Uint8Array, textsFile: string, scratchDir?: string): Promise<NoteStore> {
+  /**
+   * Loads what `save` wrote: the notes file's bytes (already checked against the manifest's digest) and its text
+   * store. `strings`: where chunk ids are shared with the indices loaded alongside (see SharedStrings).
+   */
+  static async read(bytes: Uint8Array, textsFile: string, scratchDir?: string, strings: StringTable = OWN_STRINGS): Promise<NoteStore> {
     const store = new NoteStore(textsFile, scratchDir);
     let lineNumber = 0;
     let header = false;
@@ -286,6 +290,9 @@ export class NoteStore {
         if (!record.chunks.every((c) => Number.isSafeInteger(c?.textAt) && c.textAt >= 0 && Number.isSafeInteger(c.textBytes) && c.textBytes >= 0)) {
           throw new Error('a chunk without the place of its texts');
         }
+        record.path = strings.of(record.path);
+        record.title = strings.of(record.title);
+        for (const chunk of record.chunks) shareStrings(chunk, strings);
         store.add(record);
       });
       if (!header) throw new Error('missing header line');
@@ -321,6 +328,26 @@ export class NoteStore {
     this.lists.set(key, list);
     return list;
   }
+}
+
+/**
+ * A loaded chunk's strings as `strings` has them: its id (the keyword and vector indices hold it too), and its
+ * anchors, headings and tags, which recur across chunks ("description", "examples", "related-links"): the parsed
+ * file gave each chunk its own copies.
+ */
+function shareStrings(chunk: StoredChunk, strings: StringTable): void {
+  chunk.id = strings.of(chunk.id);
+  chunk.anchor = strings.of(chunk.anchor);
+  shareEach(chunk.headerPath, strings);
+  shareEach(chunk.tags, strings);
+  for (const part of chunk.parts ?? []) {
+    part.anchor = strings.of(part.anchor);
+    shareEach(part.headerPath, strings);
+  }
+}
+
+function shareEach(list: string[], strings: StringTable): void {
+  for (let i = 0; i < list.length; i++) list[i] = strings.of(list[i]!);
 }
 
 /** Whether a chunk has text to show (see `hasShownText`): only such chunks are searchable and embedded. */

@@ -2,6 +2,7 @@
 import type { LinkKind, NoteLink } from '../../parse/links.js';
 import { linkGraphLines, readLinkGraphFile, type GraphLinkKind, type StoredNote } from './linkGraphFile.js';
 import { TimeSlices } from '../../process/timeSlices.js';
+import type { StringTable } from '../../process/sharedStrings.js';
 import {
   baseKeyOfPath,
   baseKeyOfTarget,
@@ -90,8 +91,8 @@ export class LinkGraph {
   }
 
   /** Loads what `lines()` wrote, in turns (a large vault's graph is tens of thousands of notes and links). */
-  static async read(bytes: Uint8Array): Promise<LinkGraph> {
-    const stored = await readLinkGraphFile(bytes);
+  static async read(bytes: Uint8Array, strings?: StringTable): Promise<LinkGraph> {
+    const stored = await readLinkGraphFile(bytes, strings);
     const graph = new LinkGraph();
     const turns = new TimeSlices();
     // Resolutions were saved with the notes: loading re-resolves nothing, and files nothing under keys yet.

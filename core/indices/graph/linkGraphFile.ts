@@ -4,6 +4,7 @@
 import type { LinkKind } from '../../parse/links.js';
 import type { TimeSlices } from '../../process/timeSlices.js';
 import { eachLine, jsonArrayLines } from '../lineFile.js';
+import { OWN_STRINGS, type StringTable } from '../../process/sharedStrings.js';
 
 /** Links as the graph keeps them: a block reference is a link to the note that defines the block. */
 export type GraphLinkKind = LinkKind | 'block';
@@ -36,12 +37,13 @@ export async function* linkGraphLines(notes: Iterable<StoredNote>, count: number
 }
 
 /** The notes of a saved graph; throws LinkGraphCorruptError unless every note and link is well formed. */
-export async function readLinkGraphFile(bytes: Uint8Array): Promise<StoredNote[]> {
+/** `strings`: where paths, titles and link targets are shared with the indices loaded alongside (see SharedStrings). */
+export async function readLinkGraphFile(bytes: Uint8Array, strings: StringTable = OWN_STRINGS): Promise<StoredNote[]> {
   let expected: number | undefined;
   const stored: StoredNote[] = [];
   const paths = new Set<string>();
   const add = (value: unknown) => {
-    const note = parseStoredNote(value);
+    const note = shareStrings(parseStoredNote(value), strings);
     if (paths.has(note.path)) throw new LinkGraphCorruptError('link graph lists a note twice');
     paths.add(note.path);
     stored.push(note);
@@ -83,6 +85,13 @@ export async function readLinkGraphFile(bytes: Uint8Array): Promise<StoredNote[]
     }
   }
   return stored;
+}
+
+function shareStrings(note: StoredNote, strings: StringTable): StoredNote {
+  note.path = strings.of(note.path);
+  note.title = strings.of(note.title);
+  for (const link of note.links) link.target = strings.of(link.target);
+  return note;
 }
 
 function parseStoredNote(value: unknown): StoredNote {

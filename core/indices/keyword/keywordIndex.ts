@@ -8,6 +8,7 @@ import { searchChunks, type KeywordHit, type KeywordSearchOptions } from './bm25
 import { titleKeysOf, TitleKeys, type KeywordDoc } from './keywordDocs.js';
 import { keywordIndexLines, readKeywordIndex } from './keywordIndexFile.js';
 import { ChunkPostings } from './miniSearchInternals.js';
+import type { StringTable } from '../../process/sharedStrings.js';
 
 export type { KeywordHit, KeywordSearchOptions } from './bm25Scorer.js';
 export { KEYWORD_FIELD_BOOSTS, type KeywordDoc } from './keywordDocs.js';
@@ -27,9 +28,9 @@ export class KeywordIndex {
     return new KeywordIndex(ChunkPostings.create(options.vacuumTurnMs), new TitleKeys());
   }
 
-  /** Loads what `lines()` wrote, giving the event loop a turn every few milliseconds. */
-  static async read(bytes: Uint8Array): Promise<KeywordIndex> {
-    const { index, titles } = await readKeywordIndex(bytes);
+  /** Loads what `lines()` wrote, giving the event loop a turn every few milliseconds; `strings`: see SharedStrings. */
+  static async read(bytes: Uint8Array, strings?: StringTable): Promise<KeywordIndex> {
+    const { index, titles } = await readKeywordIndex(bytes, strings);
     return new KeywordIndex(index, titles);
   }
 

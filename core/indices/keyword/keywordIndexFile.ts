@@ -13,6 +13,7 @@ import { FIELDS, TitleKeys } from './keywordDocs.js';
 import { ChunkPostings, type TermPostings } from './miniSearchInternals.js';
 import { PackedPostings, pairsInIdOrder } from './packedPostings.js';
 import { TimeSlices } from '../../process/timeSlices.js';
+import { OWN_STRINGS, type StringTable } from '../../process/sharedStrings.js';
 
 export class KeywordIndexCorruptError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -187,7 +188,8 @@ class EncodedArena {
  * Loads what `keywordIndexLines` wrote: the header, the document tables and title map, then the postings, line by
  * line, giving the event loop a turn every few milliseconds. Every count the header gives is checked.
  */
-export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
+/** `strings`: where chunk ids are shared with the other indices loaded alongside (see SharedStrings). */
+export async function readKeywordIndex(bytes: Uint8Array, strings: StringTable = OWN_STRINGS): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
   let loaded: { header: Header; index: ChunkPostings } | undefined;
   const titles = new TitleKeys();
   let titleRows = 0;
@@ -212,7 +214,7 @@ export async function readKeywordIndex(bytes: Uint8Array): Promise<{ index: Chun
     } else {
       const [table, entries] = tableOf(parsed, lineNumber);
       if (table === 'titles') titleRows += loadTitles(entries, loaded.index, titles);
-      else loadTable(table, entries, loaded.index);
+      else loadTable(table, entries, loaded.index, strings);
     }
   });
   if (!loaded) throw new KeywordIndexCorruptError('keyword index is empty');
@@ -260,14 +262,14 @@ function tableOf(parsed: unknown, lineNumber: number): [Table, unknown[]] {
   return [table, entries];
 }
 
-function loadTable(table: 'documentIds' | 'fieldLength', entries: unknown[], index: ChunkPostings): void {
+function loadTable(table: 'documentIds' | 'fieldLength', entries: unknown[], index: ChunkPostings, strings: StringTable): void {
   for (const entry of entries) {
     const ok =
       Array.isArray(entry) &&
       entry.length === 2 &&
       typeof entry[0] === 'number' &&
       (table === 'documentIds'
-        ? typeof entry[1] === 'string' && index.addDocumentId(entry[0], entry[1])
+        ? typeof entry[1] === 'string' && index.addDocumentId(entry[0], strings.of(entry[1]))
         : Array.isArray(entry[1]) && index.addFieldLengths(entry[0], entry[1] as number[]));
     if (!ok) throw new KeywordIndexCorruptError(`keyword index ${table === 'documentIds' ? 'document ids are' : 'field lengths are'} damaged`);
   }

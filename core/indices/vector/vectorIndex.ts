@@ -6,6 +6,7 @@ import { TsFlatEngine } from './flatBackend.js';
 import type { FileDigest } from '../../embedding/fileDigest.js';
 import { HEADER_FILE, readIndexFiles, readNativeIndex, saveIndexFiles, VectorIndexCorruptError, type NativeIndex } from './vectorIndexFiles.js';
 import { VectorStore } from './vectorStore.js';
+import type { StringTable } from '../../process/sharedStrings.js';
 import type { AcceptId, SearchEngine, VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
 
 export type { VectorBackendName, VectorHit, VectorIndexKind } from './vectorTypes.js';
@@ -85,12 +86,12 @@ export function createVectorIndex(options: VectorIndexOptions): VectorIndex {
 /**
  * Loads what `save` wrote; throws VectorIndexCorruptError on missing, truncated or inconsistent files. `checked`: the
  * digests of files in `dir` the caller has just checked against its own record (the index manifest), so the faiss
- * file (an HNSW graph of 1M vectors is over a gigabyte) is not hashed a second time.
+ * file (an HNSW graph of 1M vectors is over a gigabyte) is not hashed a second time. `strings`: see SharedStrings.
  */
-export async function loadVectorIndex(dir: string, options: VectorIndexOptions, checked?: ReadonlyMap<string, FileDigest>): Promise<VectorIndex> {
+export async function loadVectorIndex(dir: string, options: VectorIndexOptions, checked?: ReadonlyMap<string, FileDigest>, strings?: StringTable): Promise<VectorIndex> {
   const resolved = resolveOptions(options);
   const { header, vectors } = await readIndexFiles(dir, resolved.dims);
-  const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors).catch((error: Error) => {
+  const store = await VectorStore.fromRows(resolved.dims, header.ids, vectors, strings).catch((error: Error) => {
     throw new VectorIndexCorruptError(path.join(dir, HEADER_FILE), error.message);
   });
   const layout = layoutFor(resolved, store.size, { kind: header.kind, quantised: false });

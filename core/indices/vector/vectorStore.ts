@@ -1,4 +1,5 @@
 import { TimeSlices } from '../../process/timeSlices.js';
+import { OWN_STRINGS, type StringTable } from '../../process/sharedStrings.js';
 
 /**
  * The vectors of a vector index in one contiguous Float32Array (row = label),
@@ -20,14 +21,18 @@ export class VectorStore {
     this.matrix = new Float32Array(Math.max(1, initialCapacity) * dims);
   }
 
-  /** A store of saved rows: takes ownership of `vectors` (ids.length x dims, row-major); its id table is filled in turns. */
-  static async fromRows(dims: number, ids: readonly string[], vectors: Float32Array): Promise<VectorStore> {
+  /**
+   * A store of saved rows: takes ownership of `vectors` (ids.length x dims, row-major); its id table is filled in
+   * turns, each id as `strings` has it (see SharedStrings).
+   */
+  static async fromRows(dims: number, ids: readonly string[], vectors: Float32Array, strings: StringTable = OWN_STRINGS): Promise<VectorStore> {
     if (vectors.length !== ids.length * dims) throw new Error(`VectorStore: ${vectors.length} floats for ${ids.length} x ${dims}`);
     const store = new VectorStore(dims, 0);
     store.matrix = vectors.length > 0 ? vectors : new Float32Array(dims);
     store.rows = ids.length;
     const turns = new TimeSlices();
-    for (const [label, id] of ids.entries()) {
+    for (const [label, saved] of ids.entries()) {
+      const id = strings.of(saved);
       if (store.labelById.has(id)) throw new Error(`ids are not unique (${JSON.stringify(id)} is listed twice)`);
       store.idByLabel.push(id);
       store.labelById.set(id, label);
