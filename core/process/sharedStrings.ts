@@ -1,16 +1,23 @@
 /**
  * One copy of each string among indices loaded together. The note store, the keyword index and the vector index
  * each parse a chunk's id out of their own file, so a loaded index held every id three times (a heap snapshot of the
- * 50k scale vault: 54,869 ids in three copies each, 8.6 MB of copies), and the store gave every chunk its own copy
- * of headings and anchors that recur across notes. The files load in parallel, so whichever reads a string first
+ * 50k scale vault: 54,869 ids in three copies each, 8.6 MB of copies), the store and the link graph each every note
+ * path, and the graph every link target once per link. The files load in parallel, so whichever reads a string first
  * keeps its copy and the others take it. Dropped once the load is done: it holds a table entry per string, and the
  * indices keep only the strings.
  */
+/**
+ * Strings up to this long are left alone: V8 keeps one copy of each parsed by JSON.parse itself (it internalises
+ * them), and most headings and tags are that short, so looking them up would only cost time.
+ */
+const SHORT = 10;
+
 export class SharedStrings {
   private readonly table = new Map<string, string>();
 
-  /** The first copy of `text` asked for; `text` itself when it is the first. */
+  /** The first copy of `text` asked for; `text` itself when it is the first (or short: see SHORT). */
   of(text: string): string {
+    if (text.length <= SHORT) return text;
     const known = this.table.get(text);
     if (known !== undefined) return known;
     this.table.set(text, text);
