@@ -292,8 +292,8 @@ export class NoteStore {
         }
         record.path = strings.of(record.path);
         record.title = strings.of(record.title);
-        // A chunk's id is in the keyword and vector indices too. (Its anchors and headings, which recur across
-        // notes, were shared too at first: 4.4 MB more of the 50k loaded heap for 200,000 more lookups while loading.)
+        // A chunk's id is in the keyword and vector indices too. Anchors and headings recur as well, but sharing
+        // them cost more load time than the memory was worth (README, Scale: stop 39).
         for (const chunk of record.chunks) chunk.id = strings.of(chunk.id);
         store.add(record);
       });

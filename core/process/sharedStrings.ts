@@ -6,16 +6,10 @@
  * keeps its copy and the others take it. Dropped once the load is done: it holds a table entry per string, and the
  * indices keep only the strings.
  */
-/**
- * Strings up to this long are left alone: V8 keeps one copy of each parsed by JSON.parse itself (it internalises
- * them), and most headings and tags are that short, so looking them up would only cost time.
- */
-const SHORT = 10;
-
 export class SharedStrings {
   private readonly table = new Map<string, string>();
 
-  /** The first copy of `text` asked for; `text` itself when it is the first (or short: see SHORT). */
+  /** The first copy of `text` asked for; `text` itself when it is the first, or short (see SHORT). */
   of(text: string): string {
     if (text.length <= SHORT) return text;
     const known = this.table.get(text);
@@ -28,6 +22,12 @@ export class SharedStrings {
     return this.table.size;
   }
 }
+
+/**
+ * Strings up to this long are left alone: JSON.parse keeps one copy of each itself (V8 internalises them), so
+ * looking up a short title or link target would only cost time.
+ */
+const SHORT = 10;
 
 /** For a reader given no table: every string stays its own. */
 export const OWN_STRINGS = { of: (text: string) => text } as const satisfies Pick<SharedStrings, 'of'>;

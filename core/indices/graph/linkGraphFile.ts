@@ -36,8 +36,10 @@ export async function* linkGraphLines(notes: Iterable<StoredNote>, count: number
   yield* jsonArrayLines(notes, NOTES_PER_LINE, turns);
 }
 
-/** The notes of a saved graph; throws LinkGraphCorruptError unless every note and link is well formed. */
-/** `strings`: where paths, titles and link targets are shared with the indices loaded alongside (see SharedStrings). */
+/**
+ * The notes of a saved graph; throws LinkGraphCorruptError unless every note and link is well formed. `strings`:
+ * where paths, titles and link targets are shared with the indices loaded alongside (see SharedStrings).
+ */
 export async function readLinkGraphFile(bytes: Uint8Array, strings: StringTable = OWN_STRINGS): Promise<StoredNote[]> {
   let expected: number | undefined;
   const stored: StoredNote[] = [];

@@ -186,9 +186,9 @@ class EncodedArena {
 
 /**
  * Loads what `keywordIndexLines` wrote: the header, the document tables and title map, then the postings, line by
- * line, giving the event loop a turn every few milliseconds. Every count the header gives is checked.
+ * line, giving the event loop a turn every few milliseconds. Every count the header gives is checked. `strings`:
+ * where chunk ids are shared with the other indices loaded alongside (see SharedStrings).
  */
-/** `strings`: where chunk ids are shared with the other indices loaded alongside (see SharedStrings). */
 export async function readKeywordIndex(bytes: Uint8Array, strings: StringTable = OWN_STRINGS): Promise<{ index: ChunkPostings; titles: TitleKeys }> {
   let loaded: { header: Header; index: ChunkPostings } | undefined;
   const titles = new TitleKeys();
