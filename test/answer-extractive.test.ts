@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { answerUnits, lineAt, openFencesOf } from '../core/search/answerUnits.js';
+import { answerUnits, lineCounter, openFencesOf } from '../core/search/answerUnits.js';
 import { answerQuestion, NOT_ANSWERED, type Answer, type AnswerVault } from '../core/answer/index.js';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig, type CairnConfig } from '../core/config/schema.js';
@@ -105,7 +105,12 @@ describe('answer units', () => {
       ],
     );
     for (const unit of units) assert.equal(text.slice(unit.start, unit.end), unit.raw);
-    assert.equal(lineAt(text, units[0].start, 10), 15);
+    // Lines counted as the offsets come in reading order, and again from the start for an earlier offset.
+    const lines = (offset: number) => text.slice(0, offset).split('\n').length - 1;
+    const lineOf = lineCounter(text);
+    for (const unit of units) assert.equal(lineOf(unit.start), lines(unit.start));
+    assert.equal(lineOf(units[1].start), lines(units[1].start));
+    assert.equal(lineOf(text.length + 5), lines(text.length));
   });
 
   it('a passage that begins inside a fenced block skips it to its closing fence; the fence open at each piece follows the pieces before', () => {

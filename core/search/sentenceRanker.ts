@@ -13,7 +13,7 @@
  * Semantic and lexical agreement weigh the same: each misses what the other finds.
  */
 import type { ChunkSummary } from '../contract/search.js';
-import { answerUnits, lineAt, openFencesOf, type AnswerUnit } from './answerUnits.js';
+import { answerUnits, lineCounter, openFencesOf, type AnswerUnit } from './answerUnits.js';
 import { coverage, questionTerms, termSet, termWeights } from './termOverlap.js';
 import type { AnswerSource } from '../contract/answer.js';
 import { isEmptyLike } from '../embedding/emptyText.js';
@@ -150,11 +150,10 @@ function unitFactsOf(text: string, atNoteStart: boolean, openFence: string | und
     recentFacts.set(text, readings);
   }
   if (known) return known.facts;
-  const facts = answerUnits(text, atNoteStart, openFence).map((unit) => ({
-    unit,
-    startLines: lineAt(text, unit.start, 0),
-    endLines: lineAt(text, unit.end, 0),
-  }));
+  // Starts and ends are each in reading order: a counter for each.
+  const startLine = lineCounter(text);
+  const endLine = lineCounter(text);
+  const facts = answerUnits(text, atNoteStart, openFence).map((unit) => ({ unit, startLines: startLine(unit.start), endLines: endLine(unit.end) }));
   if (readings) readings.push({ atNoteStart, openFence, facts });
   else recentFacts.set(text, [{ atNoteStart, openFence, facts }]);
   recentChars += text.length;
