@@ -245,6 +245,48 @@ describe('EmbeddingCache', () => {
     assert.deepEqual(await reopened.read(all), all.map((k) => expected.get(k)));
   });
 
+  it('a large save lets reads and sets run in every turn until it ends (kept or pruned): each reads the vector last set', async () => {
+    // Kept: 80,000 added to 20,000 saved, numbered and forgotten in turns after the file is written. Pruned: 15,000
+    // referenced (0..4,999 and the added ones), 35,000 not, so the saved records are numbered anew.
+    for (const { saved, added, prune } of [{ saved: 20_000, added: 80_000, prune: false }, { saved: 40_000, added: 10_000, prune: true }]) {
+      const total = saved + added;
+      const file = await savedCache(saved);
+      const cache = await EmbeddingCache.open(file, KEY, DIMS);
+      const expected = new Map<string, Float32Array>(Array.from({ length: saved }, (_, i) => [hash(i), vector(i)]));
+      for (let i = saved; i < total; i++) {
+        cache.set(hash(i), vector(i));
+        expected.set(hash(i), vector(i));
+      }
+      const keep = prune ? new Set([...expected.keys()].filter((h) => parseInt(h, 16) < 5_000 || parseInt(h, 16) >= saved)) : undefined;
+      if (keep) for (const h of [...expected.keys()]) if (!keep.has(h)) expected.delete(h);
+      let done = false;
+      const saving = cache.save(keep).then(() => (done = true));
+      const random = seededRandom(prune ? 2 : 1);
+      let turns = 0;
+      for (let step = total; !done; step++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns++;
+        const sample = [...Array(20)].map(() => hash(Math.floor(random() * total))).filter((h) => expected.has(h));
+        assert.deepEqual(await cache.read(sample), sample.map((h) => expected.get(h)), `turn ${turns}${prune ? ', pruning' : ''}`);
+        // A new vector, and one set again (of a kept hash), while the save goes on.
+        for (const h of [hash(step), hash(saved + (step % added))]) {
+          cache.set(h, vector(step + 1_000_000));
+          expected.set(h, vector(step + 1_000_000));
+          keep?.add(h);
+        }
+      }
+      await saving;
+      assert.ok(turns >= 3, `the save gave ${turns} turns`);
+      assert.equal(cache.size, expected.size);
+      const all = [...expected.keys()];
+      assert.deepEqual(await cache.read(all), all.map((h) => expected.get(h)));
+      await cache.save(keep);
+      const reopened = await EmbeddingCache.open(file, KEY, DIMS);
+      assert.equal(reopened.size, expected.size);
+      assert.deepEqual(await reopened.read(all), all.map((h) => expected.get(h)));
+    }
+  });
+
   it('saves atomically: no temporary files left, parent folders created', async () => {
     const nested = path.join(dir, 'a', 'b');
     const file = path.join(nested, 'embeddings.bin');

@@ -21,6 +21,7 @@ import { HNSW_EF_SEARCH, hnswParamsOffset } from '../core/indices/vector/hnswTun
 import { VectorStore } from '../core/indices/vector/vectorStore.js';
 import { saveIndexFiles } from '../core/indices/vector/vectorIndexFiles.js';
 import { FAISS_FLAT_FOURCC } from '../core/indices/vector/faissFlatBackend.js';
+import { faissFlatFile } from '../core/indices/vector/faissFlatFile.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 // ---------------------------------------------------------------- helpers
@@ -478,12 +479,15 @@ describe('property: interleaved upserts and removes match a reference Map', () =
 });
 
 describe('a faiss flat or 8-bit index built from the store in turns', () => {
-  test('the switch to 8-bit on a large store is built in turns: searches stay exact, the loop turns, changes meanwhile are kept', async () => {
+  /** 40,000 random vectors of 96 dimensions (more than a turn's work for faiss's add) and 10 probes. */
+  const largeStore = (seed: number, quantiseThreshold: number) => {
     const dims = 96;
-    const many = randomUnitVectors(40_000, dims, 11);
-    const probes = randomUnitVectors(10, dims, 12);
-    const options: VectorIndexOptions = { dims, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9, quantiseThreshold: 30_000 };
-    const index = createVectorIndex(options);
+    const options: VectorIndexOptions = { dims, backend: 'faiss', kind: 'flat', hnswThreshold: 1e9, quantiseThreshold };
+    return { dims, many: randomUnitVectors(40_000, dims, seed), probes: randomUnitVectors(10, dims, seed + 1), options, index: createVectorIndex(options) };
+  };
+
+  test('the switch to 8-bit on a large store is built in turns: searches stay exact, the loop turns, changes meanwhile are kept', async () => {
+    const { many, probes, options, index } = largeStore(11, 30_000);
     const reference = new Map<string, Float32Array>();
     const upsert = (from: number, to: number) => {
       const items = many.slice(from, to).map((vector, i) => ({ id: idOf(from + i), vector }));
@@ -516,6 +520,33 @@ describe('a faiss flat or 8-bit index built from the store in turns', () => {
     const dir = freshDir();
     await index.save(dir);
     const loaded = await loadVectorIndex(dir, options);
+    for (const probe of probes) assertSameHits(loaded.search(probe, 10), exactSearch(reference, probe, 10));
+  });
+
+  test('a flat index losing many rows at once is built again (faiss would check every row against every label): answers stay exact', async () => {
+    const { dims, many, probes, options, index } = largeStore(21, 1e9);
+    index.upsert(many.map((vector, i) => ({ id: idOf(i), vector })));
+    const reference = new Map(many.map((vector, i) => [idOf(i), vector]));
+    index.search(probes[0]!, 1);
+    // 1,500 labels of 40,000 rows: 60 million pairs for removeIds.
+    const gone = Array.from({ length: 1500 }, (_, i) => idOf(i * 26));
+    index.remove(gone);
+    for (const id of gone) reference.delete(id);
+    for (const probe of probes.slice(0, 4)) assertSameHits(index.search(probe, 10), exactSearch(reference, probe, 10));
+    // More removed and added while it may still build: neither brought back nor lost.
+    const more = [idOf(1), idOf(39_999)];
+    index.remove(more);
+    for (const id of more) reference.delete(id);
+    const [added] = randomUnitVectors(1, dims, 23);
+    index.upsert([{ id: 'added', vector: added! }]);
+    reference.set('added', added!);
+    await index.settled();
+    assert.equal(index.size, reference.size);
+    for (const probe of [...probes, added!]) assertSameHits(index.search(probe, 10), exactSearch(reference, probe, 10));
+    const dir = freshDir();
+    await index.save(dir);
+    const loaded = await loadVectorIndex(dir, options);
+    assert.equal(loaded.nativeRebuilt, false);
     for (const probe of probes) assertSameHits(loaded.search(probe, 10), exactSearch(reference, probe, 10));
   });
 });
@@ -691,6 +722,39 @@ describe('save and load', () => {
       for (const query of queries.slice(0, 10)) assertSameHits(asTsFlat.search(query, 10), asFaissFlat.search(query, 10));
     });
   }
+
+  test('the file of a faiss flat index is made by Cairn in pieces, byte for byte what faiss writes (generated shapes)', async () => {
+    const faiss = requireFaiss();
+    const dir = freshDir();
+    await fs.mkdir(dir, { recursive: true });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 24 }), fc.integer({ min: 0, max: 40 }), fc.integer(), async (dims, rows, seed) => {
+        const random = seededRandom(seed);
+        const vectors = Float32Array.from({ length: rows * dims }, () => random() * 2 - 1);
+        const reference = new faiss.IndexFlatIP(dims);
+        if (rows > 0) reference.add(Array.from(vectors));
+        const theirs = path.join(dir, `faiss-${++n}.index`);
+        reference.write(theirs);
+        assert.deepEqual(Buffer.concat([...faissFlatFile(dims, vectors)]), await fs.readFile(theirs));
+      }),
+      { numRuns: 60, seed: 11 },
+    );
+    // A saved index's file is the one its rows make, and faiss reads it back to the same answers.
+    const index = await built(FAISS_FLAT);
+    index.remove(Array.from({ length: 50 }, (_, i) => idOf(i * 3)));
+    const saved = freshDir();
+    await index.save(saved);
+    const header = JSON.parse(await fs.readFile(path.join(saved, 'vector-index.json'), 'utf8')) as { nativeFile: string; vectorsFile: string };
+    const native = await fs.readFile(path.join(saved, header.nativeFile));
+    const rows = new Float32Array(new Uint8Array(await fs.readFile(path.join(saved, header.vectorsFile))).buffer);
+    assert.deepEqual(native, Buffer.concat([...faissFlatFile(DIMS, rows)]));
+    const read = faiss.Index.read(path.join(saved, header.nativeFile));
+    assert.equal(read.ntotal(), index.size);
+    const loaded = await loadVectorIndex(saved, FAISS_FLAT);
+    assert.equal(loaded.nativeRebuilt, false, 'the file written in pieces is used as faiss\'s own');
+    for (const query of queries.slice(0, 10)) assertSameHits(loaded.search(query, 10), index.search(query, 10), 0);
+  });
 
   test('an empty index round-trips', async () => {
     for (const { name, options } of CONFIGS) {

@@ -1,6 +1,7 @@
 // The vectors an embedding cache was given since its file was last written. A cold index sets every vector of the
 // vault before its save, and the vector index holds each of them already: so they are packed in slabs, and slabs
 // past the first few wait in a scratch file for the save (issue 16: memory that does not grow with the vault).
+import type { TimeSlices } from '../process/timeSlices.js';
 import { ScratchFile } from '../process/scratchFile.js';
 
 /** Vectors per slab: 4,096 at 101 dimensions is 1.6 MB. */
@@ -67,9 +68,12 @@ export class AddedVectors {
     this.writeIfOver();
   }
 
-  /** Drops the vectors a save wrote (those of `written` it kept, unless set again since). */
-  forgetWritten(written: ReadonlyMap<string, number>, kept: (hash: string) => boolean): void {
-    for (const [hash, slot] of written) if (kept(hash) && this.slotOf.get(hash) === slot) this.forget(hash);
+  /** Drops the vectors a save wrote (those of `written` it kept, unless set again since), in turns. */
+  async forgetWritten(written: ReadonlyMap<string, number>, kept: (hash: string) => boolean, turns: TimeSlices): Promise<void> {
+    for (const [hash, slot] of written) {
+      if (kept(hash) && this.slotOf.get(hash) === slot) this.forget(hash);
+      if (turns.due()) await turns.next();
+    }
   }
 
   /** Each hash's slot now (a save's snapshot), in slot order. */

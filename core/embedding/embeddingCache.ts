@@ -186,7 +186,10 @@ export class EmbeddingCache {
       if (!setNow.has(hash) && (!keep || keep.has(hash))) referenced++;
       if (turns.due()) await turns.next();
     }
-    for (const hash of setNow.keys()) if (!keep || keep.has(hash)) referenced++;
+    for (const hash of setNow.keys()) {
+      if (!keep || keep.has(hash)) referenced++;
+      if (turns.due()) await turns.next();
+    }
     const prune = keep !== undefined && this.size - referenced > referenced;
     const kept = (hash: string) => !prune || keep!.has(hash);
     // The saved records to copy, by record number, with their hashes.
@@ -208,6 +211,9 @@ export class EmbeddingCache {
 
     let writer = await RecordWriter.create(this.file, this.modelKey, this.dims);
     let copied: Uint8Array | undefined;
+    // The saved records renumbered (some pruned, replaced or damaged), known before the file replaces the old one:
+    // from then on the record numbers must be the new file's.
+    let renumbered: Map<string, number> | undefined;
     try {
       const layout = this.layout;
       if (layout && records.length) {
@@ -223,27 +229,36 @@ export class EmbeddingCache {
         if (writer.due()) await writer.flush();
         if (turns.due()) await turns.next();
       }
+      if (records.length !== this.saved.size || records.some((record, i) => record !== i) || (copied !== undefined && copied.includes(0))) {
+        renumbered = new Map();
+        let next = 0;
+        hashes.forEach((hash, i) => copied![i] === 1 && renumbered!.set(hash, next++));
+        await this.numberAdded(renumbered, setNow, kept, turns);
+      }
       await writer.finish();
     } catch (e) {
       await writer.abandon();
       throw e;
     }
     // Memory now mirrors the file: pruned entries gone; what was set meanwhile stays added. When every saved record
-    // kept its number (nothing pruned, replaced or damaged: the usual case), the map only gains the new ones.
-    const renumbered = records.length !== this.saved.size || records.some((record, i) => record !== i) || (copied !== undefined && copied.includes(0));
-    const index = renumbered ? new Map<string, number>() : this.saved;
-    if (renumbered) {
-      let next = 0;
-      hashes.forEach((hash, i) => copied![i] === 1 && index.set(hash, next++));
-    }
-    let next = index.size;
-    for (const hash of setNow.keys()) if (kept(hash)) index.set(hash, next++);
-    // What was set while the file was written stays added, in new slabs; the old ones go.
-    this.added.forgetWritten(setNow, kept);
-    this.saved = index;
+    // kept its number (the usual case), the map only gains the new ones, in turns: until they are forgotten below
+    // they are read from memory, so nothing is read from the file by a number it does not have yet.
     this.layout = writer.layout;
+    if (renumbered) this.saved = renumbered;
+    else await this.numberAdded(this.saved, setNow, kept, turns);
+    // What was set while the file was written stays added, in new slabs; the old ones go.
+    await this.added.forgetWritten(setNow, kept, turns);
     this.addedOnly = 0;
-    for (const hash of this.added.hashes()) if (!index.has(hash)) this.addedOnly++;
+    for (const hash of this.added.hashes()) if (!this.saved.has(hash)) this.addedOnly++;
+  }
+
+  /** The record numbers of the vectors a save wrote after the saved ones it copied, in turns. */
+  private async numberAdded(index: Map<string, number>, written: ReadonlyMap<string, number>, kept: (hash: string) => boolean, turns: TimeSlices): Promise<void> {
+    let next = index.size;
+    for (const hash of written.keys()) {
+      if (kept(hash)) index.set(hash, next++);
+      if (turns.due()) await turns.next();
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 // puts every chunk of the vault before its save, so past a budget the held texts are written to a scratch file and
 // read back from there when shown or saved: the heap does not grow with the vault's text (issue 16).
 import { ScratchFile } from '../process/scratchFile.js';
+import { TimeSlices } from '../process/timeSlices.js';
 import { parseTextsLine, TextLineReader, textsLine, type ChunkTexts } from './textStore.js';
 
 /** Held texts past this many characters are written out (about 4 MB of text, a few thousand chunks). */
@@ -149,30 +150,38 @@ export class PendingTexts<K extends object> {
       });
   }
 
-  /** Writes every held text to the current scratch file, then reads them from there. */
+  /**
+   * Writes the texts held now to the current scratch file, then reads them from there. A turn's worth of them is
+   * encoded and appended at a time: encoding all 4 MB at once held the event loop for 80-150 ms (a re-chunk at 50k).
+   */
   private async spill(dir: string): Promise<void> {
     const batch = [...this.held];
-    const lines = batch.map(([, texts]) => textsLine(texts));
     const file = (this.current ??= await ScratchFile.create(dir, 'pending-texts'));
     // Pinned until the texts written are counted in it: a delete meanwhile must not close it.
     file.pins++;
-    let at: number;
     try {
-      at = await file.append(Buffer.concat(lines.flatMap((line) => [line, NEWLINE])));
+      for (let from = 0; from < batch.length; ) {
+        const turn = new TimeSlices();
+        const lines: Buffer[] = [];
+        do lines.push(textsLine(batch[from + lines.length]![1]));
+        while (from + lines.length < batch.length && !turn.due());
+        let at = await file.append(Buffer.concat(lines.flatMap((line) => [line, NEWLINE])));
+        lines.forEach((line, i) => {
+          const [key, texts] = batch[from + i]!;
+          // Put again or deleted while it was written: the line is left unread.
+          if (this.held.get(key) === texts) {
+            this.held.delete(key);
+            this.heldChars -= chars(texts);
+            this.spilled.set(key, { file, at, bytes: line.length });
+            file.live++;
+          }
+          at += line.length + 1;
+        });
+        from += lines.length;
+      }
     } finally {
       file.pins--;
     }
-    batch.forEach(([key, texts], i) => {
-      const bytes = lines[i]!.length;
-      // Put again or deleted while it was written: the line is left unread.
-      if (this.held.get(key) === texts) {
-        this.held.delete(key);
-        this.heldChars -= chars(texts);
-        this.spilled.set(key, { file, at, bytes });
-        file.live++;
-      }
-      at += bytes + 1;
-    });
     this.release(file);
   }
 

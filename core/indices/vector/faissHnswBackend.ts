@@ -46,7 +46,11 @@ export class FaissHnswEngine implements SearchEngine {
   private graphFile: { file: NativeFile; release?: () => Promise<void> } | null = null;
   /** Graph label -> id; null marks a tombstone. */
   private graphIds: Array<string | null> = [];
-  private readonly graphLabelOf = new Map<string, number>();
+  /**
+   * Id -> graph label, made from graphIds when first needed (a removal, a relabel, finding the pending rows): made
+   * for 200,000 ids as a saved graph loaded, it was most of opening's longest hold of the event loop (40-75 ms).
+   */
+  private labels: Map<string, number> | null = null;
   /** In the store but not in the graph. */
   private readonly pending = new Set<string>();
   /**
@@ -87,10 +91,10 @@ export class FaissHnswEngine implements SearchEngine {
     for (const id of ids) {
       if (this.build) this.changedDuringBuild.add(id);
       if (this.pending.delete(id)) continue;
-      const label = this.graphLabelOf.get(id);
+      const label = this.graphLabelOf().get(id);
       if (label === undefined) continue;
       this.graphIds[label] = null;
-      this.graphLabelOf.delete(id);
+      this.graphLabelOf().delete(id);
       this.tombstones++;
     }
   }
@@ -102,10 +106,11 @@ export class FaissHnswEngine implements SearchEngine {
       this.pending.add(to);
       return;
     }
-    const label = this.graphLabelOf.get(from);
+    const labels = this.graphLabelOf();
+    const label = labels.get(from);
     if (label === undefined) return;
-    this.graphLabelOf.delete(from);
-    this.graphLabelOf.set(to, label);
+    labels.delete(from);
+    labels.set(to, label);
     this.graphIds[label] = to;
   }
 
@@ -206,12 +211,9 @@ export class FaissHnswEngine implements SearchEngine {
     this.graph = graph;
     this.keepGraphFile(file ?? null);
     this.graphIds = ids;
-    this.graphLabelOf.clear();
+    this.labels = null;
     this.tombstones = 0;
-    ids.forEach((id, label) => {
-      if (id === null) this.tombstones++;
-      else this.graphLabelOf.set(id, label);
-    });
+    for (const id of ids) if (id === null) this.tombstones++;
     this.pending.clear();
     this.pendingLabels = null;
     if (sameRows) return;
@@ -220,11 +222,20 @@ export class FaissHnswEngine implements SearchEngine {
     const labels: number[] = [];
     for (let label = 0; label < this.store.size; label++) {
       const id = this.store.idAt(label);
-      if (this.graphLabelOf.has(id)) continue;
+      if (this.graphLabelOf().has(id)) continue;
       this.pending.add(id);
       labels.push(label);
     }
     this.pendingLabels = Int32Array.from(labels);
+  }
+
+  private graphLabelOf(): Map<string, number> {
+    if (!this.labels) {
+      const labels = new Map<string, number>();
+      this.graphIds.forEach((id, label) => id !== null && labels.set(id, label));
+      this.labels = labels;
+    }
+    return this.labels;
   }
 
   /** Points at another file holding the graph's bytes; a builder's file pointed at before is deleted. */

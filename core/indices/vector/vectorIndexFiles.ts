@@ -138,7 +138,8 @@ export async function saveIndexFiles(dir: string, takeSnapshot: () => IndexSnaps
 
 /**
  * Puts the faiss file at `target`: a hard link to (or else a copy of) the file the writer says already holds its
- * bytes, checked against that file's digest; otherwise faiss writes it, synchronously.
+ * bytes, checked against that file's digest; otherwise it is written from the writer's pieces, in turns, or by
+ * faiss, synchronously.
  */
 async function placeNativeFile(dir: string, native: NativeIndexWriter, target: string, estimatedBytes: number): Promise<FileDigest> {
   if (native.file) {
@@ -153,6 +154,7 @@ async function placeNativeFile(dir: string, native: NativeIndexWriter, target: s
     }
   }
   checkRoomForNativeWrite(dir, estimatedBytes);
+  if (native.pieces) return writeDurably(target, native.pieces());
   native.write(target);
   return digestFile(target);
 }

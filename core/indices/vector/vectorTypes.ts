@@ -11,15 +11,20 @@ export interface VectorHit {
 
 export type AcceptId = (id: string) => boolean;
 
-/** A native index file that can be written alongside the vectors (labels = store rows unless `rows` says otherwise). */
-export interface NativeIndexWriter {
+/**
+ * A native index file that can be written alongside the vectors (labels = store rows unless `rows` says otherwise):
+ * by faiss (`write`, synchronous), or from its bytes (`pieces`, written by the save in turns like the vectors file;
+ * see faissFlatFile.ts).
+ */
+export type NativeIndexWriter = NativeIndexFile & ({ write(file: string): void; pieces?: never } | { pieces(): Iterable<Uint8Array>; write?: never });
+
+interface NativeIndexFile {
   /** Four bytes at the start of the file, checked again on load. */
   readonly fourcc: string;
   /** Each native label's row among the saved vectors, -1 for one removed since, when they are not the same. */
   readonly rows?: readonly number[];
-  /** A file that already holds exactly what `write` would write (and its digest): a save links or copies it. */
+  /** A file that already holds exactly what the writer would write (and its digest): a save links or copies it. */
   readonly file?: NativeFile;
-  write(file: string): void;
   /** Told where the save put the file, once the save is committed (a later save may link that one). */
   saved?(file: NativeFile): void;
 }
