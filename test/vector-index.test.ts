@@ -756,6 +756,25 @@ describe('save and load', () => {
     for (const query of queries.slice(0, 10)) assertSameHits(loaded.search(query, 10), index.search(query, 10), 0);
   });
 
+  test('a flat index whose rows cannot go through a temporary file (a full disk) adds them through faiss, to the same answers', async () => {
+    const tmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = path.join(freshDir(), 'missing', 'folder');
+    let index: VectorIndex;
+    try {
+      index = await built(FAISS_FLAT);
+      index.remove(Array.from({ length: 40 }, (_, i) => idOf(i * 11)));
+    } finally {
+      if (tmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdir;
+    }
+    const reference = await built(TS_FLAT);
+    reference.remove(Array.from({ length: 40 }, (_, i) => idOf(i * 11)));
+    for (const query of queries.slice(0, 10)) assertSameHits(index.search(query, 10), reference.search(query, 10));
+    const dir = freshDir();
+    await index.save(dir);
+    for (const query of queries.slice(0, 5)) assertSameHits((await loadVectorIndex(dir, FAISS_FLAT)).search(query, 10), reference.search(query, 10));
+  });
+
   test('an empty index round-trips', async () => {
     for (const { name, options } of CONFIGS) {
       const dir = freshDir();

@@ -1,6 +1,6 @@
 import { TimeSlices } from '../../process/timeSlices.js';
 import { addRows, searchOne } from './faissRows.js';
-import { addFlatRows, faissFlatFile, flatIndexOf } from './faissFlatFile.js';
+import { addFlatRows, emptyFlatIndex, faissFlatFile } from './faissFlatFile.js';
 import { TsFlatEngine } from './flatBackend.js';
 import type { FaissIndex, FaissModule } from './faissRuntime.js';
 import type { VectorStore } from './vectorStore.js';
@@ -21,10 +21,11 @@ const CODED_ROWS_PER_STEP = 2000;
 const FLOAT_ROWS_PER_STEP = 10_000;
 /**
  * faiss's removeIds checks every row of a flat index against every label removed (about 0.6 ns a pair on the project
- * machine: 7,500 labels of 51,293 rows held the event loop for 204 ms). Past this many pairs, a turn's worth, the
- * index is built again from the store in turns instead, searched exactly meanwhile.
+ * machine: 7,500 labels of 51,293 rows held the event loop for 204 ms). Past this many pairs, about 50 ms, the index
+ * is built again from the store in turns instead, searched exactly meanwhile. Not for fewer: the index it replaces
+ * keeps its memory until the garbage collector finds it (faiss-node frees an index only then).
  */
-const REMOVE_IN_PLACE_PAIRS = 32_000_000;
+const REMOVE_IN_PLACE_PAIRS = 80_000_000;
 
 /**
  * Search with a faiss index that mirrors the store row for row (removeIds compacts faiss labels the same way the
@@ -146,7 +147,7 @@ export class FaissFlatEngine implements SearchEngine {
       index = this.faiss.Index.fromFactory(dims, 'SQ8', this.faiss.MetricType.METRIC_INNER_PRODUCT);
       index.train(trainingSample(this.store));
       this.trainedOn = Math.min(size, TRAINING_ROWS);
-    } else index = flatIndexOf(this.faiss, dims, new Float32Array(0));
+    } else index = emptyFlatIndex(this.faiss, dims);
     this.index = index;
     this.built = 0;
     const build = ++this.builds;
