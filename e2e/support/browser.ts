@@ -30,6 +30,14 @@ export async function openBrowser(): Promise<BrowserSession> {
   page.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(message.text());
   });
+  // The console names only the status of a server fault; the request and the error it answered with say what broke.
+  page.on('response', (response) => {
+    if (response.status() < 500) return;
+    void response.text().then(
+      (body) => pageErrors.push(`HTTP ${response.status()} ${new URL(response.url()).pathname}: ${body.slice(0, 500)}`),
+      () => pageErrors.push(`HTTP ${response.status()} ${new URL(response.url()).pathname}`),
+    );
+  });
   return {
     context,
     page,
