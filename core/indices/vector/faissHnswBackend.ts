@@ -100,10 +100,11 @@ export class FaissHnswEngine implements SearchEngine {
     for (const id of ids) {
       if (this.build) this.changedDuringBuild.add(id);
       if (this.pending.delete(id)) continue;
-      const label = this.graphLabelOf().get(id);
+      const labels = this.graphLabelOf();
+      const label = labels.get(id);
       if (label === undefined) continue;
       this.graphIds[label] = null;
-      this.graphLabelOf().delete(id);
+      labels.delete(id);
       this.tombstones++;
     }
   }
