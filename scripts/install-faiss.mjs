@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SHIM_DIR = path.join(ROOT, 'scripts', 'faiss');
-const SHIM_FILES = ['CMakeLists.txt', 'cairn-faiss-compat.h'];
+const SHIM_FILES = ['CMakeLists.txt', 'cairn-faiss-compat.h', 'cairn-faiss-tuning.h'];
 const FIRST_FAISS_WITH_IDX_T = '1.7.4';
 
 const args = new Set(process.argv.slice(2));

@@ -14,6 +14,8 @@ export const FAISS_SQ8_FOURCC = 'IxSQ';
  */
 const RESCORE_FACTOR = 4;
 const MIN_RESCORED = 64;
+/** Float candidates asked of faiss beyond the k wanted, so that the exact k-th is mostly known above faiss's last. */
+const FLOAT_MARGIN = 16;
 /** SQ8 learns each dimension's range from a sample of rows (spread over the store); outliers are clipped, re-scoring repairs the order. */
 const TRAINING_ROWS = 2048;
 /** Rows added between two looks at the clock while an index is built from the store: 8-bit codes, float rows (a copy). */
@@ -90,26 +92,34 @@ export class FaissFlatEngine implements SearchEngine {
     if (this.built < this.store.size) return this.exact.search(query, k, accept);
     const total = this.index.ntotal();
     const wanted = this.quantised ? Math.max(k * RESCORE_FACTOR, MIN_RESCORED) : k;
-    let request = Math.min(wanted, total);
+    // Every candidate is scored again from the store: faiss's scores of the 8-bit codes are approximate, and its BLAS
+    // scores of float rows round differently by where a row falls in a block (see cairn-faiss-tuning.h), so a fresh
+    // and an incremental build would rank near-equal rows apart. The store's score depends on the two vectors alone.
+    const bound = this.quantised ? 0 : scoreErrorBound(query, this.store);
+    let request = Math.min(this.quantised ? wanted : k + FLOAT_MARGIN, total);
     for (;;) {
       const { labels, distances } = searchOne(this.index, query, request);
       const hits: LabelHit[] = [];
+      let lowest = Number.POSITIVE_INFINITY;
       for (let i = 0; i < labels.length; i++) {
         const label = labels[i];
         if (label < 0) continue;
+        lowest = Math.min(lowest, distances[i]);
         if (accept && !accept(this.store.idAt(label))) continue;
-        hits.push({ label, score: this.quantised ? this.store.score(label, query) : distances[i] });
+        hits.push({ label, score: this.store.score(label, query) });
       }
-      if (hits.length >= wanted || request >= total) {
-        // faiss returns tied scores in heap order; sort them into label order.
-        return hits
-          .sort(compareLabelHits)
-          .slice(0, k)
-          .map((hit) => ({ id: this.store.idAt(hit.label), score: hit.score }));
+      // faiss returns tied scores in heap order; sort them into label order.
+      hits.sort(compareLabelHits);
+      // A float row faiss did not return scored at most `lowest` by faiss, so at most `lowest + bound` exactly: the
+      // k-th hit above that is the exact k-th. (The 8-bit codes are taken on RESCORE_FACTOR's measure instead.)
+      const complete = this.quantised || (hits.length >= k && hits[k - 1]!.score > lowest + bound);
+      if ((hits.length >= wanted && complete) || request >= total) {
+        return hits.slice(0, k).map((hit) => ({ id: this.store.idAt(hit.label), score: hit.score }));
       }
       request = Math.min(total, request * 4);
     }
   }
+
 
   prepareSave(): NativeIndexWriter {
     if (this.quantised) return { fourcc: FAISS_SQ8_FOURCC, write: (file) => this.index.write(file) };
@@ -185,4 +195,15 @@ function trainingSample(store: VectorStore): number[] {
     for (let j = 0; j < store.dims; j++) sample[at++] = data[base + j];
   }
   return sample;
+}
+
+/**
+ * How far a float row's score from faiss can be from the store's: a float32 sum of d products errs by at most about
+ * d units of rounding (2^-24) of the sum of their magnitudes, which is at most the product of the norms (two more
+ * units for the store's own rounding, and a little room).
+ */
+function scoreErrorBound(query: Float32Array, store: VectorStore): number {
+  let sum = 0;
+  for (let j = 0; j < query.length; j++) sum += query[j]! * query[j]!;
+  return 1.25 * (store.dims + 2) * 2 ** -24 * Math.sqrt(sum) * store.maxNorm;
 }

@@ -12,9 +12,10 @@ export interface FaissStatus {
 let loaded: { status: FaissStatus; module: FaissModule | null } | undefined;
 
 function load(): { status: FaissStatus; module: FaissModule | null } {
-  // Without this every search starts an OpenMP team, which stalls small machines.
-  // It must be set before the native library initialises, hence the lazy require.
+  // Without these every search starts an OpenMP team (and, through BLAS, OpenBLAS threads), which stalls small
+  // machines. They must be set before the native libraries initialise, hence the lazy require.
   process.env.OMP_NUM_THREADS ??= '1';
+  process.env.OPENBLAS_NUM_THREADS ??= '1';
   try {
     const faiss = createRequire(import.meta.url)('faiss-node') as FaissModule;
     if (typeof faiss.IndexFlatIP !== 'function' || typeof faiss.Index?.fromFactory !== 'function') {

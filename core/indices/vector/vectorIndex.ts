@@ -28,8 +28,9 @@ export interface VectorIndexOptions {
 
 /**
  * From this many vectors a faiss flat index holds 8-bit codes. It is the default HNSW threshold: below it, the float
- * index is searched exactly at about half the cost of the codes (faiss 1.7.3 as Debian builds it, 51,293 × 100
- * dimensions: 2.1-2.5 ms a query against 5.1 ms for the codes and their re-scoring), for 15 MB more at 50,000
+ * index is searched exactly at under half the cost of the codes (faiss 1.7.3 as Debian builds it, 51,293 × 100
+ * dimensions: 2.1-2.5 ms a query with faiss's own loop, 1.1-1.9 ms through BLAS as Cairn's build has it (see
+ * scripts/faiss/cairn-faiss-tuning.h), against 5.1 ms for the codes and their re-scoring), for 15 MB more at 50,000
  * vectors; a flat index kept above it (`vector_kind = "flat"`) keeps a quarter of the memory.
  */
 export const QUANTISE_THRESHOLD = 200_000;

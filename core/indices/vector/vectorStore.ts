@@ -13,6 +13,8 @@ export class VectorStore {
   private readonly labelById = new Map<string, number>();
   /** Counts appends and removals: a save checks that none happened while it wrote the rows. */
   private changeCount = 0;
+  /** The largest norm of any row held so far (removals leave it: it bounds the rows' norms). */
+  private largestNorm = 0;
 
   constructor(
     readonly dims: number,
@@ -36,6 +38,7 @@ export class VectorStore {
       if (store.labelById.has(id)) throw new Error(`ids are not unique (${JSON.stringify(id)} is listed twice)`);
       store.idByLabel.push(id);
       store.labelById.set(id, label);
+      store.noteNorm(vectors, label * dims);
       if (turns.due()) await turns.next();
     }
     return store;
@@ -47,6 +50,11 @@ export class VectorStore {
 
   get changes(): number {
     return this.changeCount;
+  }
+
+  /** At least the norm of every row (see `scoreErrorBound`). */
+  get maxNorm(): number {
+    return this.largestNorm;
   }
 
   has(id: string): boolean {
@@ -93,6 +101,7 @@ export class VectorStore {
     for (const [id, vector] of entries) {
       if (this.labelById.has(id)) throw new Error(`VectorStore: id ${JSON.stringify(id)} is already present`);
       this.matrix.set(vector, this.rows * this.dims);
+      this.noteNorm(this.matrix, this.rows * this.dims);
       this.labelById.set(id, this.rows);
       this.idByLabel.push(id);
       this.rows++;
@@ -145,6 +154,12 @@ export class VectorStore {
     }
     this.idByLabel.length = write;
     this.rows = write;
+  }
+
+  private noteNorm(matrix: Float32Array, offset: number): void {
+    let sum = 0;
+    for (let j = 0; j < this.dims; j++) sum += matrix[offset + j] * matrix[offset + j];
+    if (sum > this.largestNorm * this.largestNorm) this.largestNorm = Math.sqrt(sum);
   }
 
   private reserve(rows: number): void {
