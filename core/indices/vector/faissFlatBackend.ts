@@ -120,7 +120,6 @@ export class FaissFlatEngine implements SearchEngine {
     }
   }
 
-
   prepareSave(): NativeIndexWriter {
     if (this.quantised) return { fourcc: FAISS_SQ8_FOURCC, write: (file) => this.index.write(file) };
     // The exact index holds the store's rows and nothing else: its file is written from them, in turns. The save

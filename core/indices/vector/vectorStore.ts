@@ -13,8 +13,11 @@ export class VectorStore {
   private readonly labelById = new Map<string, number>();
   /** Counts appends and removals: a save checks that none happened while it wrote the rows. */
   private changeCount = 0;
-  /** The largest norm of any row held so far (removals leave it: it bounds the rows' norms). */
-  private largestNorm = 0;
+  /**
+   * The largest norm of any row held since it was first asked for (removals leave it: it bounds the rows' norms);
+   * unset until then, as only an exact faiss search needs it and loading an index should not pay for it.
+   */
+  private largestNorm: number | undefined;
 
   constructor(
     readonly dims: number,
@@ -38,7 +41,6 @@ export class VectorStore {
       if (store.labelById.has(id)) throw new Error(`ids are not unique (${JSON.stringify(id)} is listed twice)`);
       store.idByLabel.push(id);
       store.labelById.set(id, label);
-      store.noteNorm(vectors, label * dims);
       if (turns.due()) await turns.next();
     }
     return store;
@@ -54,6 +56,10 @@ export class VectorStore {
 
   /** At least the norm of every row (see `scoreErrorBound`). */
   get maxNorm(): number {
+    if (this.largestNorm === undefined) {
+      this.largestNorm = 0;
+      for (let label = 0; label < this.rows; label++) this.noteNorm(label * this.dims);
+    }
     return this.largestNorm;
   }
 
@@ -101,7 +107,7 @@ export class VectorStore {
     for (const [id, vector] of entries) {
       if (this.labelById.has(id)) throw new Error(`VectorStore: id ${JSON.stringify(id)} is already present`);
       this.matrix.set(vector, this.rows * this.dims);
-      this.noteNorm(this.matrix, this.rows * this.dims);
+      if (this.largestNorm !== undefined) this.noteNorm(this.rows * this.dims);
       this.labelById.set(id, this.rows);
       this.idByLabel.push(id);
       this.rows++;
@@ -156,10 +162,13 @@ export class VectorStore {
     this.rows = write;
   }
 
-  private noteNorm(matrix: Float32Array, offset: number): void {
+  /** Raises `largestNorm` to the norm of the row at `offset` if that is larger. */
+  private noteNorm(offset: number): void {
+    const matrix = this.matrix;
     let sum = 0;
     for (let j = 0; j < this.dims; j++) sum += matrix[offset + j] * matrix[offset + j];
-    if (sum > this.largestNorm * this.largestNorm) this.largestNorm = Math.sqrt(sum);
+    const largest = this.largestNorm ?? 0;
+    if (sum > largest * largest) this.largestNorm = Math.sqrt(sum);
   }
 
   private reserve(rows: number): void {
