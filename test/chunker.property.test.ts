@@ -23,6 +23,24 @@ describe('chunker properties over generated documents', () => {
     );
   });
 
+  it("a note's links and tags do not depend on where it is cut: each is in exactly one chunk", async () => {
+    const whole = await createChunker({ strategy: 'none', min_chunk_chars: 0, max_chunk_chars: 2000, overlap_chars: 0, include_parent_headers: false }, new BasicTokenCounter(1_000_000));
+    await fc.assert(
+      fc.asyncProperty(documentText, configArb, async (text, { config, window }) => {
+        const chunker = await createChunker(config, new BasicTokenCounter(window));
+        const { chunks } = chunker.chunk({ path: 'gen/doc.md', text, mtimeMs: 1 });
+        const one = whole.chunk({ path: 'gen/doc.md', text, mtimeMs: 1 }).chunks;
+        assert.ok(one.length <= 1);
+        const links = (list: typeof chunks) => list.flatMap((c) => c.links.map((l) => `${l.start}-${l.end} ${l.target}`));
+        assert.deepEqual(links(chunks), links(one));
+        for (const chunk of chunks) for (const link of chunk.links) assert.ok(link.start >= chunk.start && link.start < chunk.end);
+        const tags = (list: typeof chunks) => [...new Set(list.flatMap((c) => c.tags.map((t) => t.toLowerCase())))].sort();
+        assert.deepEqual(tags(chunks), tags(one));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('editing one section leaves the ids of the sections before it unchanged', async () => {
     const tokens = new BasicTokenCounter(510);
     const config: ChunkingConfig = { strategy: 'header_based', min_chunk_chars: 0, max_chunk_chars: 2000, overlap_chars: 50, include_parent_headers: true };

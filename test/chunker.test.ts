@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { chunkInvariantViolations } from '../core/chunking/chunkInvariants.js';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
 import type { Chunk } from '../core/chunking/types.js';
-import { chunkingConfig, chunkText, paragraph } from './support/chunking.js';
+import { chunkingConfig, chunkText, paragraph, words } from './support/chunking.js';
 
 const paths = (chunks: Chunk[]) => chunks.map((c) => c.headerPath.join(' > '));
 
@@ -259,6 +259,21 @@ describe('offsets, lines and ids', () => {
     assert.deepEqual(chunks[0].tags, ['real']);
     assert.deepEqual(chunks[1].links.map((l) => [l.target, l.blockId]), [['Beta', 'block1']]);
     assert.deepEqual(chunks[1].tags, ['second/level']);
+  });
+
+  it('a link, tag or block reference belongs to the chunk it starts in, even when a split falls inside it', async () => {
+    // One long line: the section is force-split between words, one split falling inside the aliased wikilink.
+    const line = `${words(30)} [[Field guide to alpine birds|the guide we wrote together last spring]] ${words(30, 3)} #alpine ((6565aaaa-1111-4222-8333-944444444444))`;
+    const text = `# Birds\n\n${line}\n\n\`((6565bbbb-1111-4222-8333-944444444444))\` [[Second]]\n`;
+    const chunks = await checked(text, { max_chunk_chars: 200, overlap_chars: 0 });
+    assert.ok(chunks.length >= 3, `split into ${chunks.length}`);
+    const guide = chunks.filter((c) => c.links.some((l) => l.target === 'Field guide to alpine birds'));
+    assert.equal(guide.length, 1, 'the link is in exactly one chunk');
+    const link = guide[0].links.find((l) => l.target === 'Field guide to alpine birds')!;
+    assert.ok(link.start >= guide[0].start && link.start < guide[0].end && link.end > guide[0].end, 'the split falls inside it');
+    assert.deepEqual(chunks.flatMap((c) => c.tags), ['alpine']);
+    assert.deepEqual(chunks.flatMap((c) => c.blockRefs ?? []), ['6565aaaa-1111-4222-8333-944444444444'], 'none from inline code');
+    assert.deepEqual(chunks.at(-1)!.links.map((l) => l.target), ['Second']);
   });
 });
 

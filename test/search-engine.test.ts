@@ -344,7 +344,8 @@ describe('citations inside a chunk of merged small sections', { timeout: 60_000 
     const [byPan] = (await vault.search({ query: 'cast iron pan' })).results;
     assert.equal(byPan.chunkId, byKnife.chunkId);
     assert.deepEqual(byPan.headerPath, ['Kitchen', 'Pans']);
-    // The note's top heading is a part too: a query naming it is cited there.
-    assert.deepEqual((await vault.search({ query: 'kitchen' })).results[0].headerPath, ['Kitchen']);
+    // The note's top heading is over every part: a query naming only it keeps the chunk's own citation, whose
+    // header path holds it (a subsection is under its parents' headings too).
+    assert.deepEqual((await vault.search({ query: 'kitchen' })).results[0].headerPath, ['Kitchen', 'Pans']);
   });
 });

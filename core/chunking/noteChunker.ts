@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import type { ChunkingConfig } from '../config/schema.js';
 import { noteMetadata, parseFrontmatter, type NoteMetadata } from '../parse/frontmatter.js';
 import { applyEdits, displayEdits } from '../parse/displayText.js';
-import { extractInlineRefs } from '../parse/links.js';
-import { blockRefsIn, collectBlockTexts, lookupIn } from '../parse/logseqBlocks.js';
+import { collectBlockTexts, lookupIn } from '../parse/logseqBlocks.js';
 import type { MarkdownOutline } from '../parse/markdownTree.js';
 import { parseOutline, type NoteOutline } from '../parse/outlineBlocks.js';
+import { NoteRefs } from './noteRefs.js';
 import { splitRange, type Span } from './rangeSplitter.js';
 import type { Outliner } from './safeOutliner.js';
 import { mergeSmallSections, sectionsAtHeadings, wholeBody, type Section, type SectionPart } from './sections.js';
@@ -15,7 +15,7 @@ import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
 
 /** Bumped whenever the same input and config could produce different chunks; recorded in the manifest. */
-export const CHUNKER_VERSION = 4;
+export const CHUNKER_VERSION = 5;
 
 /**
  * Cuts notes into chunks: sections (chosen by the subclass) → force-split those beyond the size limit or
@@ -44,13 +44,14 @@ abstract class SectionChunker implements Chunker {
     const markdownCode = outline.codeRanges.filter(([start, end]) => !startsWithin(blocks.blocks, start, end));
     const ownBlockTexts = collectBlockTexts(text, blocks);
     const edits = displayEdits(text, blocks, lookupIn(ownBlockTexts, note.blockTexts));
+    const codeRanges = [...markdownCode, ...blocks.codeRanges].sort((a, b) => a[0] - b[0]);
     const parsed: ParsedNote = {
       text,
       bodyStart: frontmatter.end,
       outline,
       blocks,
       lines: lineStarts(text),
-      codeRanges: [...markdownCode, ...blocks.codeRanges].sort((a, b) => a[0] - b[0]),
+      refs: new NoteRefs(text, frontmatter.end, codeRanges),
       // Not trimmed: the shown text keeps the chunk's lines (a chunk's text has no surrounding white space already).
       display: (start, end) => applyEdits(text, start, end, edits),
     };
@@ -133,11 +134,8 @@ abstract class SectionChunker implements Chunker {
     const displayText = parsed.display(span.start, span.end);
     const content = contentOf(piece.prefix, overlap, displayText);
     const hash = createHash('sha256').update(content).digest('hex').slice(0, 16);
-    // The text cut at the chunk's end (an O(1) slice): the link scanner's blank-line search would otherwise run on
-    // to the note's end for every chunk, quadratic on a large note without blank lines.
-    const refs = extractInlineRefs(note.text.slice(0, span.end), span.start, span.end, parsed.codeRanges);
+    const refs = parsed.refs.in(span);
     const blocks = blocksIn(parsed.blocks, span);
-    const blockRefs = refsOutsideCode(note.text, span, parsed.codeRanges);
     return {
       id: `${note.path}#${ordinal}${sub === null ? '' : `_sub_${sub}`}@${hash.slice(0, 8)}`,
       docId: note.path,
@@ -164,7 +162,7 @@ abstract class SectionChunker implements Chunker {
       frontmatter: metadata.frontmatter,
       ...(blocks.properties ? { properties: blocks.properties } : {}),
       ...(blocks.ids.length ? { blockIds: blocks.ids } : {}),
-      ...(blockRefs.length ? { blockRefs } : {}),
+      ...(refs.blockRefs.length ? { blockRefs: refs.blockRefs } : {}),
       ...(metadata.date ? { date: metadata.date } : {}),
       mtime: note.mtimeMs,
     };
@@ -201,23 +199,10 @@ interface ParsedNote {
   outline: MarkdownOutline;
   blocks: NoteOutline;
   lines: number[];
-  /** Code of both outlines, sorted: no links or tags in it. */
-  codeRanges: Array<[number, number]>;
+  /** Links, tags and block references, outside the code of both outlines. */
+  refs: NoteRefs;
   /** `text[start, end)` as shown and indexed: properties out, references resolved (see `displayEdits`), line for line. */
   display(start: number, end: number): string;
-}
-
-/** The block uuids referenced in a span outside code, each once. */
-function refsOutsideCode(text: string, span: Span, codeRanges: Array<[number, number]>): string[] {
-  let outside = '';
-  let from = span.start;
-  for (const [start, end] of codeRanges) {
-    if (end <= from || start >= span.end) continue;
-    if (start > from) outside += `${text.slice(from, start)}\n`;
-    from = Math.max(from, end);
-  }
-  if (from < span.end) outside += text.slice(from, span.end);
-  return blockRefsIn(outside);
 }
 
 /** Whether any of the blocks (sorted by start) starts in `[start, end)`. */

@@ -15,6 +15,16 @@ export interface InlineRefs {
   links: NoteLink[];
   tags: string[];
 }
+/** A tag where it is written: `start` is the offset of its `#`. */
+export interface TagAt {
+  tag: string;
+  start: number;
+}
+/** Every link and tag of a stretch of text, in the order they are written (tags not yet made unique). */
+export interface InlineRefsAt {
+  links: NoteLink[];
+  tags: TagAt[];
+}
 
 type Span = readonly [number, number];
 
@@ -24,6 +34,10 @@ const TAG_BODY = /[\p{L}\p{N}\p{M}_\-/]+/uy;
 const HAS_NON_DIGIT = /[^\p{N}]/u;
 const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
 const BACKSLASH_ESCAPE = /\\([!-/:-@[-`{-~])/g;
+// What each pass stops at; the characters between are skipped in one search rather than looked at one by one.
+const INLINE_START = /[\\![#]/g;
+const CODE_SPAN_START = /[\\`]/g;
+const BRACKET = /[\\[\]]/g;
 
 export function extractInlineRefs(
   text: string,
@@ -31,14 +45,38 @@ export function extractInlineRefs(
   to: number,
   codeRanges: ReadonlyArray<readonly [number, number]>,
 ): InlineRefs {
+  const { links, tags } = scanInlineRefs(text, from, to, codeRanges);
+  return { links, tags: uniqueTags(tags) };
+}
+
+/** The links and tags of `text[from, to)` outside code, with their offsets. */
+export function scanInlineRefs(
+  text: string,
+  from: number,
+  to: number,
+  codeRanges: ReadonlyArray<readonly [number, number]>,
+): InlineRefsAt {
   const start = clamp(from, 0, text.length);
   const end = clamp(to, start, text.length);
   const links: NoteLink[] = [];
-  const tags = new TagCollector();
+  const tags: TagAt[] = [];
   for (const [segStart, segEnd] of segmentsOutside(codeRanges, start, end)) {
     new SegmentScanner(text, segStart, segEnd, links, tags).run();
   }
-  return { links, tags: tags.list };
+  return { links, tags };
+}
+
+/** Each tag once, by its first spelling: Obsidian treats tags case-insensitively. */
+export function uniqueTags(tags: readonly TagAt[]): string[] {
+  const seen = new Set<string>();
+  const list: string[] = [];
+  for (const { tag } of tags) {
+    const key = tag.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    list.push(tag);
+  }
+  return list;
 }
 
 export function reduceWikilinks(text: string): string {
@@ -71,30 +109,21 @@ function segmentsOutside(ranges: ReadonlyArray<readonly [number, number]>, start
   return segments;
 }
 
-class TagCollector {
-  readonly list: string[] = [];
-  private readonly seen = new Set<string>();
-  add(tag: string): void {
-    // Obsidian treats tags case-insensitively; the first spelling wins.
-    const key = tag.toLowerCase();
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.list.push(tag);
-  }
-}
-
 class SegmentScanner {
   private readonly codeSpans: Span[];
   private readonly paragraphBreaks: number[];
   private readonly closingBracketOf: Map<number, number>;
+  /** The text up to the segment's end (a slice costs nothing): a search for the next character stops there. */
+  private readonly bounded: string;
 
   constructor(
     private readonly text: string,
     private readonly start: number,
     private readonly end: number,
     private readonly links: NoteLink[],
-    private readonly tags: TagCollector,
+    private readonly tags: TagAt[],
   ) {
+    this.bounded = end < text.length ? text.slice(0, end) : text;
     this.paragraphBreaks = this.findParagraphBreaks();
     this.codeSpans = this.findCodeSpans();
     this.closingBracketOf = this.matchBrackets();
@@ -105,6 +134,8 @@ class SegmentScanner {
     let spanIndex = 0;
     let i = this.start;
     while (i < end) {
+      i = nextOf(INLINE_START, this.bounded, i, end);
+      if (i === end) break;
       while (spanIndex < this.codeSpans.length && this.codeSpans[spanIndex]![1] <= i) spanIndex++;
       const span = this.codeSpans[spanIndex];
       if (span && span[0] <= i) {
@@ -239,7 +270,7 @@ class SegmentScanner {
     if (!match) return hash + 1;
     const bodyEnd = Math.min(hash + 1 + match[0].length, this.end);
     const tag = text.slice(hash + 1, bodyEnd).replace(/\/+$/, '');
-    if (HAS_NON_DIGIT.test(tag)) this.tags.add(tag);
+    if (HAS_NON_DIGIT.test(tag)) this.tags.push({ tag, start: hash });
     return bodyEnd;
   }
 
@@ -290,6 +321,7 @@ class SegmentScanner {
     const open: number[] = [];
     let spanIndex = 0;
     let breakIndex = 0;
+    let next = -1;
     let i = this.start;
     while (i < end) {
       const span = this.codeSpans[spanIndex];
@@ -304,6 +336,14 @@ class SegmentScanner {
         breakIndex++;
         continue;
       }
+      // On to the next bracket or escape, or the next code span or paragraph break before it (the bracket found is
+      // kept: searching again from every break before it would be quadratic).
+      if (next < i) next = nextOf(BRACKET, this.bounded, i, end);
+      if (next === end || (span && span[0] < next) || (paragraphBreak !== undefined && paragraphBreak < next)) {
+        i = Math.min(next, span?.[0] ?? end, paragraphBreak ?? end);
+        continue;
+      }
+      i = next;
       const ch = text[i];
       if (ch === '\\' && i + 1 < end && ASCII_PUNCTUATION.test(text[i + 1]!)) {
         i += 2;
@@ -324,13 +364,10 @@ class SegmentScanner {
     const failedUpTo = new Map<number, number>();
     let i = this.start;
     while (i < end) {
-      const ch = text[i];
-      if (ch === '\\') {
+      i = nextOf(CODE_SPAN_START, this.bounded, i, end);
+      if (i === end) break;
+      if (text[i] === '\\') {
         i += i + 1 < end && ASCII_PUNCTUATION.test(text[i + 1]!) ? 2 : 1;
-        continue;
-      }
-      if (ch !== '`') {
-        i++;
         continue;
       }
       const runLength = backtickRun(text, i, end);
@@ -346,6 +383,13 @@ class SegmentScanner {
     }
     return spans;
   }
+}
+
+/** The first offset at or after `from` where the global `pattern` matches a character, or `end` when none does before it. */
+function nextOf(pattern: RegExp, text: string, from: number, end: number): number {
+  pattern.lastIndex = from;
+  const match = pattern.exec(text);
+  return match === null || match.index >= end ? end : match.index;
 }
 
 function backtickRun(text: string, from: number, limit: number): number {

@@ -56,12 +56,17 @@ function propertiesBefore<T extends { start: number }>(lines: T[], from: number,
 
 /** The uuids a text references (`((uuid))`, `{{embed ((uuid))}}`, `[label](((uuid)))`), lower-cased, each once, in order. */
 export function blockRefsIn(text: string): string[] {
-  const seen = new Set<string>();
-  for (const match of text.matchAll(REFERENCE)) {
+  return [...new Set(blockRefsAt(text, 0, text.length).map((ref) => ref.uuid))];
+}
+
+/** The block references of `text[from, to)` (inline code skipped), each with the offset where it starts. */
+export function blockRefsAt(text: string, from: number, to: number): Array<{ uuid: string; start: number }> {
+  const refs: Array<{ uuid: string; start: number }> = [];
+  for (const match of text.slice(from, to).matchAll(REFERENCE)) {
     const uuid = (match[2] ?? match[4] ?? match[5])?.toLowerCase();
-    if (uuid) seen.add(uuid);
+    if (uuid) refs.push({ uuid, start: from + match.index });
   }
-  return [...seen];
+  return refs;
 }
 
 export interface BlockRefMatch {

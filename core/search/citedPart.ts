@@ -14,13 +14,15 @@ function partTexts(summary: ChunkSummary): string[] {
 
 /**
  * The chunk cited by the part that holds the query's words: the IDF-weighted (over the parts) sum of the query terms
- * a part contains, terms of its own heading counting twice. The chunk's own citation stands unless another part scores higher.
+ * a part contains, terms of its header path counting twice (a subsection is under its parents' headings too, so a
+ * parent is cited over its subsection only for words of its own text). The chunk's own citation stands unless
+ * another part scores higher.
  */
 export function citeQueriedPart<T extends ChunkSummary>(summary: T, queryTerms: readonly string[]): T {
   const parts = summary.parts;
   if (!parts || queryTerms.length === 0) return summary;
   const texts = partTexts(summary).map((text, i) => termSet(`${parts[i].headerPath.join(' ')}\n${text}`));
-  const headings = parts.map((part) => termSet(part.headerPath.at(-1) ?? ''));
+  const headings = parts.map((part) => termSet(part.headerPath.join(' ')));
   const weights = termWeights(queryTerms, texts);
   const score = (i: number) => queryTerms.reduce((sum, term) => sum + (texts[i].has(term) ? weights.get(term)! : 0) + (headings[i].has(term) ? weights.get(term)! : 0), 0);
   const own = Math.max(0, parts.findIndex((part) => part.anchor === summary.anchor && part.headerPath.join('\0') === summary.headerPath.join('\0')));
