@@ -12,9 +12,9 @@ import { startApp, stopApp } from './support/runningApp.ts';
 import { createWorkspace, SAMPLE_NOTES, type Workspace } from './support/workspace.ts';
 
 const LOG_NOTES = 30;
-/** One page kept in two versions, word for word: a search shows it once, naming the other copy. */
+/** One page kept in six versions, word for word: a search shows it once, naming three other copies and counting the rest. */
 const MANUAL = '# Anemometer\n\n## Calibration\n\nTo calibrate the anemometer, spin its cups by hand and count the turns for one minute against the stopwatch.\n';
-const COPIES = { 'Manuals/2025/Anemometer.md': MANUAL, 'Manuals/2026/Anemometer.md': MANUAL };
+const COPIES: Record<string, string> = Object.fromEntries(['2021', '2022', '2023', '2024', '2025', '2026'].map((year) => [`Manuals/${year}/Anemometer.md`, MANUAL]));
 
 let workspace: Workspace;
 let server: ServeProcess;
@@ -42,7 +42,7 @@ describe('search, filters and empty states', { timeout: 170_000 }, () => {
     workspace = await createWorkspace({ extraNotes: { ...logNotes(), ...COPIES } });
     ({ server, browser, page } = await startApp(workspace));
     await page.goto(server.url);
-    await page.getByTestId('status-notes').filter({ hasText: `${SAMPLE_NOTES + LOG_NOTES + 2} notes` }).waitFor({ timeout: 90_000 });
+    await page.getByTestId('status-notes').filter({ hasText: `${SAMPLE_NOTES + LOG_NOTES + Object.keys(COPIES).length} notes` }).waitFor({ timeout: 90_000 });
   });
 
   after(() => stopApp({ browser, server, workspace }));
@@ -71,18 +71,24 @@ describe('search, filters and empty states', { timeout: 170_000 }, () => {
     await page.getByTestId('result-item').nth(10).waitFor();
   });
 
-  test('a passage kept word for word in two notes is one result, which names the other copy and opens it', async () => {
+  test('a passage kept word for word in six notes is one result, which names three other copies, lists the rest on request and opens any', async () => {
     await typeQuery('calibrate the anemometer cups');
     const copies = page.getByTestId('result-item').filter({ hasText: 'spin its cups by hand' });
-    assert.equal(await copies.count(), 1, 'the two copies are one result');
+    assert.equal(await copies.count(), 1, 'the six copies are one result');
     const shown = (await copies.locator('.result-meta .path').textContent())!;
-    const other = Object.keys(COPIES).find((p) => p !== shown)!;
     assert.ok(shown in COPIES, shown);
-    const button = copies.getByTestId('same-text').getByRole('button', { name: other });
-    // "Manuals/2025/Anemometer.md, lines 1–5": where the copy is.
+    const others = Object.keys(COPIES).filter((p) => p !== shown);
+    const list = copies.getByTestId('same-text');
+    assert.deepEqual(await list.locator('.path').allTextContents(), others.slice(0, 3), 'three named, in id order');
+    await list.getByTestId('same-text-more').filter({ hasText: '2 more' }).click();
+    assert.deepEqual(await list.locator('.path').allTextContents(), others, 'then every copy');
+    assert.equal(await list.getByTestId('same-text-more').count(), 0);
+    const last = others.at(-1)!;
+    const button = list.getByRole('button', { name: last });
+    // "Manuals/2026/Anemometer.md, lines 1–5": where the copy is.
     const lines = ((await button.getAttribute('title')) ?? '').split(', ')[1]!;
     await button.click();
-    await page.getByTestId('note-file-path').filter({ hasText: other }).waitFor();
+    await page.getByTestId('note-file-path').filter({ hasText: last }).waitFor();
     await page.getByTestId('cited-lines').filter({ hasText: `cited ${lines}` }).waitFor();
     await screenshot(page, 'same-text');
   });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,31 @@ describe('cairn on the command line', { timeout: 180_000 }, () => {
     assert.equal(run.code, 0);
     assert.match(run.stdout, /^Usage: cairn search \[options\] <query>/);
     assert.match(run.stdout, /--k <n>/);
+  });
+
+  test('a passage kept in many notes names three of them and counts the rest; --json lists every copy', async () => {
+    const vault = path.join(cwd, 'copies');
+    const notes = ['2021', '2022', '2023', '2024', '2025', '2026'].map((year) => `Minutes/${year}.md`);
+    for (const note of notes) {
+      await mkdir(path.dirname(path.join(vault, note)), { recursive: true });
+      await writeFile(path.join(vault, note), '# Standing items\n\nWater the greenhouse seedlings before the committee walks the allotment.\n');
+    }
+    const config = path.join(cwd, 'copies.toml');
+    await writeFile(config, '[embedding]\nadapt = false\n');
+    const args = ['--vault', vault, '--data-dir', path.join(cwd, 'copies-index'), '--config', config];
+    const text = await cairn(['search', 'greenhouse seedlings', ...args]);
+    assert.equal(text.code, 0, text.stderr);
+    const [shown, ...others] = notes;
+    assert.match(text.stdout, new RegExp(`^1\\. ${shown} § Standing items`, 'm'));
+    const copies = others.slice(0, 3).map((note) => `${note} \\(lines 1-3\\)`).join(', ');
+    assert.match(text.stdout, new RegExp(`the same passage is also in ${copies} and 2 more \\(--json lists them all\\)`));
+    const json = await cairn(['search', 'greenhouse seedlings', '--json', ...args]);
+    const { results } = JSON.parse(json.stdout) as { results: Array<{ path: string; sameText?: Array<{ path: string }> }> };
+    assert.equal(results.length, 1);
+    assert.deepEqual(results[0]!.sameText?.map((copy) => copy.path), others);
+    const ask = await cairn(['ask', 'When are the greenhouse seedlings watered?', ...args]);
+    assert.equal(ask.code, 0, ask.stderr);
+    assert.match(ask.stdout, new RegExp(`\\[1\\] ${shown} § Standing items \\(lines 3-3\\), also in ${others.slice(0, 3).join(', ')} and 2 more`));
   });
 
   test('serve --port on a port in use says so in one line (no raw EADDRINUSE) and exits 1', async () => {

@@ -4,7 +4,7 @@ import { nonEmpty, resolveConfig, withCommonOptions, type CommonOptions } from '
 import { adaptProgressReporter, describeSummary, progressReporter } from '../progress.js';
 import { warn } from '../output.js';
 import { parseDay } from '../../core/contract/filters.js';
-import { SEARCH_MODES } from '../../core/contract/search.js';
+import { namedCopies, SEARCH_MODES, type PassagePlace } from '../../core/contract/search.js';
 
 /** Opens the vault the options name; always closed again (the embedder's worker thread) when `work` ends. */
 export async function withVault<T>(options: CommonOptions, work: (vault: CairnVault) => Promise<T>): Promise<T> {
@@ -195,10 +195,16 @@ function formatResults(response: SearchResponse, k: number | undefined): string 
       .filter(Boolean)
       .join(', ') || 'kept by the filters, newest first';
     const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);
-    const copies = r.sameText?.length ? `\n   the same passage is also in ${r.sameText.map((c) => `${c.path} (lines ${c.startLine}-${c.endLine})`).join(', ')}` : '';
+    const copies = r.sameText?.length ? `\n   the same passage is also in ${copiesLine(r.sameText, (c) => `${c.path} (lines ${c.startLine}-${c.endLine})`)}` : '';
     return `${response.offset + i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}${copies}\n   score ${r.score.toFixed(4)} — ${why}`;
   });
   return `${out.join('\n\n')}\n\n${pageLine(response, k)}\n`;
+}
+
+/** The copies a result names, then how many more (`--json` lists them all). */
+export function copiesLine(copies: readonly PassagePlace[], label: (copy: PassagePlace) => string): string {
+  const { named, more } = namedCopies(copies);
+  return `${named.map(label).join(', ')}${more > 0 ? ` and ${more} more (--json lists them all)` : ''}`;
 }
 
 /** "1–10 of 75 notes kept by the filters — next page: --offset 10", or "3 results" when that is all. */

@@ -7,6 +7,7 @@ import { parseAnswer, passageLabel, type Inline } from '../answer/answerText.ts'
 import type { AskState } from '../hooks/useAsk.ts';
 import { lineRange } from '../format.ts';
 import type { NoteTarget } from './NoteView.tsx';
+import { SameTextCopies } from './SameTextCopies.tsx';
 
 /** A passage of a note that can be opened at its lines: a citation, or a retrieved source. */
 export type Passage = Pick<ChunkSummary, 'chunkId' | 'path' | 'title' | 'headerPath' | 'startLine' | 'endLine'>;
@@ -65,16 +66,7 @@ export function AskPanel({ state, openTarget, onOpen, onRetry }: AskPanelProps) 
               .map((citation) => (
                 <li key={citation.n}>
                   <PassageButton passage={citation} n={citation.n} open={isOpen(citation)} onOpen={onOpen} testId="answer-source" />
-                  {citation.sameText?.length ? (
-                    <div className="same-text" data-testid="answer-source-same-text">
-                      <span>The same passage is also in</span>
-                      {citation.sameText.map((copy) => (
-                        <button key={copy.chunkId} type="button" className="link-button path" onClick={() => onOpen(copy)}>
-                          {copy.path}
-                        </button>
-                      ))}
-                    </div>
-                  ) : null}
+                  {citation.sameText?.length ? <SameTextCopies copies={citation.sameText} testId="answer-source-same-text" onOpen={(copy) => onOpen(copy)} /> : null}
                 </li>
               ))}
           </ol>

@@ -4,6 +4,7 @@ import { useEffect, useRef } from 'react';
 import type { SearchResult } from '../../../core/contract/appApi.ts';
 import { formatDate, lineRange } from '../format.ts';
 import { HighlightedSnippet } from './HighlightedSnippet.tsx';
+import { SameTextCopies } from './SameTextCopies.tsx';
 import { WhyDetails } from './WhyDetails.tsx';
 
 interface ResultListProps {
@@ -54,25 +55,16 @@ export function ResultList({ results, query, selected, openChunkId, stale, onSel
               <span>modified {formatDate(result.modified)}</span>
             </div>
             {result.sameText?.length ? (
-              <div className="same-text" data-testid="same-text">
-                <span>The same passage is also in</span>
-                {result.sameText.map((copy) => (
-                  <button
-                    key={copy.chunkId}
-                    type="button"
-                    className="link-button path"
-                    title={`${copy.path}, ${lineRange(copy.startLine, copy.endLine)}`}
-                    onClick={(event) => {
-                      // Opens the copy, not the result the click would otherwise open.
-                      event.stopPropagation();
-                      onSelect(index);
-                      onOpen({ ...result, ...copy, parts: undefined });
-                    }}
-                  >
-                    {copy.path}
-                  </button>
-                ))}
-              </div>
+              <SameTextCopies
+                copies={result.sameText}
+                testId="same-text"
+                onOpen={(copy, event) => {
+                  // Opens the copy, not the result the click would otherwise open.
+                  event.stopPropagation();
+                  onSelect(index);
+                  onOpen({ ...result, ...copy, parts: undefined });
+                }}
+              />
             ) : null}
             <WhyDetails result={result} />
           </li>
