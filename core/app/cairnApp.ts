@@ -81,12 +81,16 @@ export class CairnService implements CairnApi {
     return this.models.cancel();
   }
 
+  // Asking and reading a note hold the vault they began on (see CairnVault.use): a rebuild that replaces it meanwhile
+  // closes it only after they are done.
   async ask(request: AskRequest): Promise<AskResponse> {
-    return askQuestion(this.app.requireVault(), request, (event) => this.app.emit(event));
+    const vault = this.app.requireVault();
+    return vault.use(() => askQuestion(vault, request, (event) => this.app.emit(event)));
   }
 
   async getNote(notePath: string): Promise<NoteView> {
-    return noteView(this.app.requireVault(), notePath);
+    const vault = this.app.requireVault();
+    return vault.use(() => noteView(vault, notePath));
   }
 
   async resolveLink(target: string, fromPath: string): Promise<string | null> {

@@ -42,6 +42,9 @@ const MIN_CHUNKS_TO_ADAPT = 100;
 const REPLACED_STATE_GRACE_MS = 30_000;
 
 /** An open vault: its index, kept in memory, and the operations on it. */
+/** Longest close() waits for the searches and answers under way (each takes milliseconds to seconds). */
+const CLOSE_WAIT_MS = 15_000;
+
 export class CairnVault {
   private pendingRebuild?: string;
   /** What in the vault's own settings could not be used, and what applies instead (logseq/config.edn). */
@@ -55,6 +58,8 @@ export class CairnVault {
   private vocabularyBuilds: Promise<void> = Promise.resolve();
   /** What starts once a first search has most likely been answered (see `open`); a vault closed before then skips it. */
   private afterFirstSearch?: NodeJS.Timeout;
+  /** Searches, answers and note views under way (see `use`): close() lets them finish. */
+  private readonly inUse = new Set<Promise<unknown>>();
 
   private constructor(
     readonly config: CairnConfig,
@@ -268,10 +273,24 @@ export class CairnVault {
     return this.indexer.persist();
   }
 
-  async search(request: SearchRequest): Promise<SearchResponse> {
-    await this.currentVocabulary();
-    const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, (texts, as) => this.embed(texts, as), this.expander).search(request);
-    return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
+  search(request: SearchRequest): Promise<SearchResponse> {
+    return this.use(async () => {
+      await this.currentVocabulary();
+      const response = await new QueryOrchestrator(this.state, this.embedder, () => this.config.search, (texts, as) => this.embed(texts, as), this.expander).search(request);
+      return { ...response, pendingEmbeddings: this.indexer.pendingEmbeddings };
+    });
+  }
+
+  /**
+   * Runs work that reads this vault (its store, indices and embedder) so that close() waits for it: the app replaces
+   * its vault after a rebuild or a new table and closes the old one, and a search or answer that began on the old
+   * one a moment before must still get its results, not "the embedder was closed".
+   */
+  use<T>(work: () => Promise<T>): Promise<T> {
+    const running = work();
+    const tracked = running.finally(() => this.inUse.delete(tracked));
+    this.inUse.add(tracked);
+    return tracked;
   }
 
   /** The index's tags with how many notes carry each, most used first. */
@@ -370,9 +389,9 @@ export class CairnVault {
    * trained with instructions gets its passage prefix, as chunk texts do when they are indexed).
    */
   embed(texts: readonly string[], as: TextRole = 'query'): Promise<Float32Array[]> {
-    if (as === 'query') return this.queryVectors.embed(texts, (missing) => this.embedder.embed(missing));
+    if (as === 'query') return this.use(() => this.queryVectors.embed(texts, (missing) => this.embedder.embed(missing)));
     // Passages here are sentences of chunks found (see TextVectorCache); chunks are embedded by the indexer.
-    return this.passageVectors.embed(texts, (missing) => (this.embedder.embedPassages ? this.embedder.embedPassages(missing) : this.embedder.embed(missing)));
+    return this.use(() => this.passageVectors.embed(texts, (missing) => (this.embedder.embedPassages ? this.embedder.embedPassages(missing) : this.embedder.embed(missing))));
   }
 
   /** Drops the vectors of recently embedded queries and sentences: benchmarks time each search mode from cold. */
@@ -422,6 +441,10 @@ export class CairnVault {
 
   async close(): Promise<void> {
     clearTimeout(this.afterFirstSearch);
+    // What was asked of it finishes first (failures are its callers' to see); a stuck one does not keep it open.
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inUse]), new Promise((resolve) => (waited = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(waited);
     this.state.store.dispose();
     await Promise.all([this.embedder.close(), this.chunker.close(), this.expansionWords?.embedder.close()]);
   }
