@@ -41,10 +41,10 @@ const MIN_CHUNKS_TO_ADAPT = 100;
 /** A state a rebuild replaced keeps its pending texts this long: searches begun on it finish reading them. */
 const REPLACED_STATE_GRACE_MS = 30_000;
 
-/** An open vault: its index, kept in memory, and the operations on it. */
 /** Longest close() waits for the searches and answers under way (each takes milliseconds to seconds). */
 const CLOSE_WAIT_MS = 15_000;
 
+/** An open vault: its index, kept in memory, and the operations on it. */
 export class CairnVault {
   private pendingRebuild?: string;
   /** What in the vault's own settings could not be used, and what applies instead (logseq/config.edn). */

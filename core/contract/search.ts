@@ -83,15 +83,14 @@ export interface SnippetSegment {
 export type PassagePlace = Pick<ChunkSummary, 'chunkId' | 'path' | 'title' | 'headerPath' | 'startLine' | 'endLine'>;
 
 /** Copies of a passage named where a result is shown before the rest are summed up as "N more". */
-export const COPIES_NAMED = 3;
+const COPIES_NAMED = 3;
 
 /**
  * The copies a result names at first, and how many more there are: a template's text kept in hundreds of notes,
  * or a long line cut into many identical pieces, would otherwise bury the results under its copies' names.
  */
-export function namedCopies<T>(copies: readonly T[] | undefined): { named: T[]; more: number } {
-  const all = copies ?? [];
-  return { named: all.slice(0, COPIES_NAMED), more: Math.max(0, all.length - COPIES_NAMED) };
+export function namedCopies<T>(copies: readonly T[]): { named: T[]; more: number } {
+  return { named: copies.slice(0, COPIES_NAMED), more: Math.max(0, copies.length - COPIES_NAMED) };
 }
 
 export interface SearchResult extends ChunkSummary {

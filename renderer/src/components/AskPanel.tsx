@@ -66,7 +66,7 @@ export function AskPanel({ state, openTarget, onOpen, onRetry }: AskPanelProps) 
               .map((citation) => (
                 <li key={citation.n}>
                   <PassageButton passage={citation} n={citation.n} open={isOpen(citation)} onOpen={onOpen} testId="answer-source" />
-                  {citation.sameText?.length ? <SameTextCopies copies={citation.sameText} testId="answer-source-same-text" onOpen={(copy) => onOpen(copy)} /> : null}
+                  {citation.sameText?.length ? <SameTextCopies copies={citation.sameText} testId="answer-source-same-text" onOpen={onOpen} /> : null}
                 </li>
               ))}
           </ol>
