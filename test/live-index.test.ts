@@ -20,6 +20,7 @@ describe('the live loop', { timeout: 120_000 }, () => {
   let closed = false;
   const events: AppEvent[] = [];
   let changes = 0;
+  const saveProblems: string[] = [];
 
   before(async () => {
     ({ vault, remove } = await indexedNotesVault('cairn-live-index-', {
@@ -33,6 +34,7 @@ describe('the live loop', { timeout: 120_000 }, () => {
       onIndexEvent: () => {},
       emit: (event) => events.push(event),
       indexChanged: async () => void changes++,
+      saved: (problem) => void (problem && saveProblems.push(problem)),
     });
     const config = defaultConfig();
     config.index.debounce_ms = 50;
@@ -73,6 +75,7 @@ describe('the live loop', { timeout: 120_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, PERSIST_DELAY_MS + 500));
     await live.idle();
     assert.notDeepEqual(await readdir(vault.dataDir), before, 'the change is saved after the delay');
+    assert.deepEqual(saveProblems, [], 'and the host is told it was saved');
   });
 
   it('waits longer after a slow save: saving takes at most a twentieth of the time while edits go on', () => {

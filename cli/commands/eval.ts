@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { copyWithSeededMtimes, evaluateRetrieval, readQuestions, type RetrievalMetrics } from '../../core/app/index.js';
 import { resolveConfig, withCommonOptions, type CommonOptions } from '../options.js';
 import { printAnswerEval } from './evalAnswers.js';
-import { withIndexedVault } from './vaultCommands.js';
+import { reportUnsaved, withIndexedVault } from './vaultCommands.js';
 
 export function registerEvalCommand(program: Command): void {
   withCommonOptions(
@@ -21,7 +21,8 @@ export function registerEvalCommand(program: Command): void {
     if (copy) options.vault = copy.dir;
     const questions = await readQuestions(options.queries);
     // Indexed (and adapted) as `cairn index` would: the figures are those of the default product.
-    await withIndexedVault(options, async (vault) => {
+    await withIndexedVault(options, async (vault, summary) => {
+      reportUnsaved(summary);
       if (options.answers) return printAnswerEval(vault, questions, options);
       const report = await evaluateRetrieval(vault, questions);
       if (options.json) {

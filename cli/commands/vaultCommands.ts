@@ -20,7 +20,7 @@ export async function withVault<T>(options: CommonOptions, work: (vault: CairnVa
 /** Like withVault, but first indexes what changed unless --no-update: `search` and `ask` answer from a fresh index. */
 export function withUpdatedVault<T>(options: CommonOptions & { update: boolean }, work: (vault: CairnVault) => Promise<T>): Promise<T> {
   return withVault(options, async (vault) => {
-    if (options.update) await indexWithProgress(vault, true);
+    if (options.update) reportUnsaved(await indexWithProgress(vault, true));
     return work(vault);
   });
 }
@@ -68,11 +68,24 @@ export async function withIndexedVault<T>(
 /** Indexes what changed (or rebuilds when the manifest says so), showing progress on stderr. */
 export async function indexWithProgress(vault: CairnVault, quiet = false) {
   const progress = progressReporter(quiet);
+  let summary: IndexSummary;
   try {
-    return await vault.index(progress.listener);
+    summary = await vault.index(progress.listener);
   } finally {
     progress.stop();
   }
+  return summary;
+}
+
+/**
+ * A save that failed: `index`, `rebuild` and `adapt` are run to save the index, and fail; any other command goes on
+ * from the index in memory, which is whole.
+ */
+export function reportUnsaved(summary: IndexSummary, { failing = false } = {}): void {
+  if (!summary.unsaved) return;
+  if (!failing) return warn(`${summary.unsaved}; this command answers from the index in memory`);
+  process.stderr.write(`cairn: error: ${summary.unsaved}\n`);
+  process.exitCode = 1;
 }
 
 export function registerVaultCommands(program: Command): void {
@@ -82,6 +95,7 @@ export function registerVaultCommands(program: Command): void {
     withIndexedVault(options, async (_vault, summary, adaptation) => {
       if (options.json) print({ ...summary, ...(adaptation ? { adaptation } : {}) });
       else process.stdout.write(`${describeSummary(summary)}${adaptation ? `\n${describeAdaptation(adaptation)}` : ''}\n`);
+      reportUnsaved(summary, { failing: true });
     }),
   );
 
@@ -95,6 +109,7 @@ export function registerVaultCommands(program: Command): void {
         if (options.json) print({ adaptation, table, summary });
         else process.stdout.write(`${describeAdaptation(adaptation!)}\n`);
         if (!adaptation?.adapted) process.exitCode = 1;
+        reportUnsaved(summary, { failing: true });
       },
       { forceAdapt: true },
     ),
@@ -106,6 +121,7 @@ export function registerVaultCommands(program: Command): void {
       const summary = await vault.rebuild(progress.listener).finally(progress.stop);
       if (options.json) print(summary);
       else process.stdout.write(`${describeSummary(summary)}\n`);
+      reportUnsaved(summary, { failing: true });
     }),
   );
 
@@ -170,6 +186,7 @@ export function registerVaultCommands(program: Command): void {
       for (const f of status.failed) lines.push(`failed         ${f.path}: ${f.reason}`);
       for (const f of status.frontmatterErrors) lines.push(`front matter   ${f.path}: ${f.reason}`);
       for (const w of status.warnings ?? []) lines.push(`warning        ${w}`);
+      if (status.unsaved) lines.push(`not saved      ${status.unsaved}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     }),
   );

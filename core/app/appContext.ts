@@ -37,6 +37,8 @@ export class AppContext {
   readonly recent: RecentVaults;
   readonly live: LiveIndex<CairnVault>;
   private readonly listeners = new Set<(event: AppEvent) => void>();
+  /** Why the last save failed, until one succeeds (see `saved`). */
+  private saveProblem: string | undefined;
 
   /** `indexChanged`: what follows a change the live loop made to the index (besides a state event). */
   constructor(
@@ -55,6 +57,7 @@ export class AppContext {
         await this.emitState();
         indexChanged(vault);
       },
+      saved: (problem) => this.saved(problem),
     });
   }
 
@@ -105,7 +108,19 @@ export class AppContext {
     else if (event.type === 'indexing-finished') this.indexing = null;
     else if (event.type === 'rebuild-started') this.rebuilding = event.reason;
     this.emit(event);
+    if (event.type === 'indexing-finished' && event.summary.unsaved) this.saved(event.summary.unsaved);
   };
+
+  /**
+   * A save that failed is told once (a toast), not at every retry; the status shows it until a save succeeds
+   * (`status.unsaved`), and the state then follows.
+   */
+  private saved(problem: string | undefined): void {
+    if (problem === this.saveProblem) return;
+    this.saveProblem = problem;
+    if (problem) this.emit({ type: 'error', message: `${problem}. Your notes stay searchable, and saving is tried again.` });
+    void this.emitState().catch(() => {});
+  }
 
   requireVault(): CairnVault {
     if (!this.vault) throw new Error('no vault is open');

@@ -422,6 +422,7 @@ export class CairnVault {
       ...(adaptationDue ? { adaptationDue } : {}),
       ...(this.pendingRebuild ? { pendingRebuild: this.pendingRebuild } : {}),
       ...(manifest ? { manifest } : {}),
+      ...(this.indexer.saveProblem ? { unsaved: this.indexer.saveProblem } : {}),
       failed,
       frontmatterErrors,
       ...(this.warnings.length ? { warnings: [...this.warnings] } : {}),

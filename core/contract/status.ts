@@ -23,6 +23,11 @@ export interface IndexSummary {
   failed: number;
   seconds: number;
   phaseSeconds: Record<IndexPhase, number>;
+  /**
+   * Set when the index could not be saved (a full disk): why. The index in memory is complete and answers searches;
+   * what was saved before is kept, and the next save writes the changes.
+   */
+  unsaved?: string;
 }
 
 export type IndexEvent =
@@ -74,6 +79,8 @@ export interface VaultStatus {
   manifest?: IndexManifestSummary;
   failed: Array<{ path: string; reason: string }>;
   frontmatterErrors: Array<{ path: string; reason: string }>;
+  /** Why the index could not be saved, until a save succeeds: the changes since are in memory only. */
+  unsaved?: string;
   /** What in the vault's own settings could not be used (a Logseq journal format Cairn does not read). */
   warnings?: string[];
 }

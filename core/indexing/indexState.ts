@@ -10,6 +10,7 @@ import { loadManifest, MANIFEST_FILE, onlyChunkingChanged, rebuildReason, writeM
 import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 import { SharedStrings } from '../process/sharedStrings.js';
+import { IndexSaveError } from './saveErrors.js';
 
 const KEYWORD_FILE = 'keyword.jsonl';
 // Lines of JSON since the graph's format 3; the name is kept, so that earlier indexes load as they are.
@@ -85,29 +86,44 @@ export class IndexState {
     const existing = (await readdir(this.dir).catch(() => [] as string[])).filter((e) => /^g\d+$/.test(e)).map((e) => Number(e.slice(1)));
     const generation = Math.max(this.generation, ...existing) + 1;
     const gen = path.join(this.dir, generationDir(generation));
-    await rm(gen, { recursive: true, force: true });
-    const notes = await this.store.save(gen);
-    const files: Record<string, FileDigest> = { ...notes.files };
-    await this.keyword.settle();
-    files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
-    files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.lines());
-    for (const [name, digest] of Object.entries(await this.vectors.save(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
-    const manifest: Manifest = {
-      ...this.identity,
-      schemaVersion: SCHEMA_VERSION,
-      generation,
-      files,
-      notes: this.store.noteCount,
-      chunks: this.store.chunkCount,
-      builtAt: this.builtAt,
-      updatedAt: new Date().toISOString(),
-    };
-    await writeManifest(this.dir, manifest);
+    let writing = generationDir(generation);
+    let notes: Awaited<ReturnType<NoteStore['save']>>;
+    try {
+      await rm(gen, { recursive: true, force: true });
+      writing = `${generationDir(generation)}/${TEXTS_FILE} and ${NOTES_FILE}`;
+      notes = await this.store.save(gen);
+      const files: Record<string, FileDigest> = { ...notes.files };
+      await this.keyword.settle();
+      writing = `${generationDir(generation)}/${KEYWORD_FILE}`;
+      files[KEYWORD_FILE] = await writeFileAtomic(path.join(gen, KEYWORD_FILE), this.keyword.lines());
+      writing = `${generationDir(generation)}/${GRAPH_FILE}`;
+      files[GRAPH_FILE] = await writeFileAtomic(path.join(gen, GRAPH_FILE), this.graph.lines());
+      writing = `${generationDir(generation)}/${VECTORS_DIR}`;
+      for (const [name, digest] of Object.entries(await this.vectors.save(path.join(gen, VECTORS_DIR)))) files[`${VECTORS_DIR}/${name}`] = digest;
+      const manifest: Manifest = {
+        ...this.identity,
+        schemaVersion: SCHEMA_VERSION,
+        generation,
+        files,
+        notes: this.store.noteCount,
+        chunks: this.store.chunkCount,
+        builtAt: this.builtAt,
+        updatedAt: new Date().toISOString(),
+      };
+      writing = MANIFEST_FILE;
+      await writeManifest(this.dir, manifest);
+    } catch (error) {
+      // The manifest still names the generation saved before, complete; a part of this one would only take space
+      // (on a full disk, the space the next save needs).
+      await rm(gen, { recursive: true, force: true }).catch(() => {});
+      throw new IndexSaveError(this.dir, writing, error as Error, this.generation > 0 || existing.length > 0);
+    }
     this.generation = generation;
     notes.commit();
     // The generation before this one stays: another process that read the old manifest a moment ago is loading it.
-    const older = (await readdir(this.dir)).filter((e) => /^g\d+$/.test(e) && Number(e.slice(1)) < generation).sort();
-    for (const entry of older.slice(0, -1)) await rm(path.join(this.dir, entry), { recursive: true, force: true });
+    // Saved: a generation that cannot be deleted now is deleted by a later save.
+    const older = (await readdir(this.dir).catch(() => [] as string[])).filter((e) => /^g\d+$/.test(e) && Number(e.slice(1)) < generation).sort();
+    for (const entry of older.slice(0, -1)) await rm(path.join(this.dir, entry), { recursive: true, force: true }).catch(() => {});
   }
 }
 

@@ -15,6 +15,7 @@ import { inOrderBounded } from './inOrderBounded.js';
 import { OutlineCache, OUTLINES_DIR } from './outlineCache.js';
 import { TimeSlices } from '../process/timeSlices.js';
 import { blockRefsIn } from '../parse/logseqBlocks.js';
+import { describeFsError } from './saveErrors.js';
 
 export interface VaultIndexerDeps {
   vaultPath: string;
@@ -79,6 +80,8 @@ export class VaultIndexer {
   links: readonly VaultLink[] = [];
   /** Changes applied since the last save (by `update`, or a `sync` that found differences). */
   private unsaved = false;
+  /** Why the last save failed, until one succeeds. */
+  saveProblem: string | undefined;
   /** Chunks given to the keyword index so far (a run reports its share as `indexed`). */
   private indexedChunks = 0;
   /** Notes' parse outlines by text hash: a re-chunk after a `[chunking]` change does not parse again. */
@@ -147,6 +150,10 @@ export class VaultIndexer {
     );
   }
 
+  /**
+   * Saves the index and the embedding cache. A save that fails (a full disk) keeps what was saved before and leaves
+   * the changes unsaved, for the next save to write; `saveProblem` says why until a save succeeds.
+   */
   async persist(): Promise<void> {
     this.unsaved = false;
     try {
@@ -159,10 +166,15 @@ export class VaultIndexer {
         texts.add(note.textHash);
         if (turns.due()) await turns.next();
       }
-      await (await this.deps.cache()).save(live);
+      const cache = await this.deps.cache();
+      await cache.save(live).catch((error: Error) => {
+        throw new Error(`the embedding cache could not be saved in ${this.deps.state.dir} (${describeFsError(error)}); the index was saved`, { cause: error });
+      });
       await this.outlines.retain(texts);
+      this.saveProblem = undefined;
     } catch (error) {
       this.unsaved = true;
+      this.saveProblem = (error as Error).message;
       throw error;
     }
   }
@@ -313,10 +325,12 @@ export class VaultIndexer {
     // rebuilt on every open until something else changes.
     if (state.vectors.nativeRebuilt) this.unsaved = true;
     // A reconciliation that found nothing new writes nothing (opening a large vault stays cheap).
+    let unsaved: string | undefined;
     if (persist && (this.unsaved || !state.saved)) {
       await timed('persist', async () => {
         listener({ type: 'progress', phase: 'persist', done: 0, total: 1 });
-        await this.persist();
+        // The index in memory is whole and answers searches whether or not it could be written.
+        await this.persist().catch((error: Error) => (unsaved = error.message));
       });
     }
 
@@ -331,6 +345,7 @@ export class VaultIndexer {
       failed: failures.size,
       seconds: (performance.now() - started) / 1000,
       phaseSeconds,
+      ...(unsaved ? { unsaved } : {}),
     };
     listener({ type: 'indexing-finished', summary });
     return summary;

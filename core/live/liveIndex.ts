@@ -19,6 +19,9 @@ export const PERSIST_DELAY_MS = 2000;
  */
 export const PERSIST_DELAY_PER_SAVE_TIME = 20;
 
+/** A save that failed (a full disk) is tried again this long after, and after every change meanwhile. */
+export const SAVE_RETRY_MS = 60_000;
+
 /** How long after the last update the index is saved, given how long the last save took. */
 export function persistDelay(lastSaveMs: number): number {
   return Math.max(PERSIST_DELAY_MS, PERSIST_DELAY_PER_SAVE_TIME * lastSaveMs);
@@ -45,6 +48,8 @@ export interface LiveIndexHost<V extends LiveVault> {
   emit(event: Extract<AppEvent, { type: 'note-changed' | 'error' }>): void;
   /** After a batch or a reconcile changed the index. */
   indexChanged(vault: V): Promise<void>;
+  /** After each save this loop makes: why it failed, or undefined when it succeeded. */
+  saved(problem: string | undefined): void;
 }
 
 /** The live-update loop of the open vault, and the single writer of its index. */
@@ -85,7 +90,10 @@ export class LiveIndex<V extends LiveVault> {
     await this.watcher.start();
     const every = config.index.reconcile_interval_seconds;
     if (every > 0) {
-      this.reconcileTimer = setInterval(() => void this.queue.run(() => this.reconcile(vault)), every * 1000);
+      this.reconcileTimer = setInterval(
+        () => void this.queue.run(() => this.reconcile(vault)).catch((error: Error) => this.host.emit({ type: 'error', message: `checking ${vault.vaultPath} for changes: ${error.message}` })),
+        every * 1000,
+      );
       this.reconcileTimer.unref();
     }
   }
@@ -201,8 +209,16 @@ export class LiveIndex<V extends LiveVault> {
     await this.queue.run(async () => {
       if (vault !== this.host.vault()) return;
       const started = performance.now();
-      await vault.persist();
+      try {
+        await vault.persist();
+      } catch (error) {
+        // What was saved before is kept, and the changes stay searchable: a save is no reason to stop the loop.
+        this.host.saved((error as Error).message);
+        if (this.isCurrent(vault) && !this.persistTimer) this.persistTimer = setTimeout(() => void this.flushPersist(vault), SAVE_RETRY_MS);
+        return;
+      }
       this.lastSaveMs = performance.now() - started;
+      this.host.saved(undefined);
     });
   }
 }

@@ -117,6 +117,12 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
             {status.table.kind === 'adapted' ? ' (adapted to this vault)' : ''}
           </span>
           {status.pendingRebuild && <span className="warning-text"> · rebuild pending: {status.pendingRebuild}</span>}
+          {status.unsaved && (
+            <span className="warning-text" title={status.unsaved} data-testid="status-unsaved">
+              {' '}
+              · not saved: changes are searchable but kept in memory only
+            </span>
+          )}
         </div>
       ) : (
         <div className="status-line muted" role="status">
