@@ -8,7 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NOTES_FILE, NoteStore, NoteStoreCorruptError, TEXTS_FILE, type NewNoteRecord } from '../core/indexing/noteStore.js';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { TextStoreCorruptError, TextStoreReader, textsLine, type ChunkTexts } from '../core/indexing/textStore.js';
+import { TextLineReader, TextStoreCorruptError, TextStoreReader, textsLine, type ChunkTexts } from '../core/indexing/textStore.js';
 import { seededRandom } from '../core/random/seededRandom.js';
 
 // Descriptors are listed in /proc on Linux; elsewhere the checks of open files are skipped.
@@ -179,14 +179,25 @@ describe('a text store read through one held file', () => {
     if (canSeeDescriptors) assert.equal(openCount(file), 0, 'and closes again');
   });
 
-  it('a reader left without reads closes its file after a quiet spell', { skip: !canSeeDescriptors && 'no /proc/self/fd here' }, async () => {
-    const file = path.join(root, 'quiet.texts.jsonl');
-    const places = await storeOf(file, ['quiet']);
+  it('a held reader keeps its file open until retired, and reads it after the file is deleted', async () => {
+    const file = path.join(root, 'deleted.texts.jsonl');
+    const places = await storeOf(file, ['kept', 'after deletion']);
     const reader = new TextStoreReader(file);
-    await reader.read(places);
-    assert.equal(openCount(file), 1);
+    reader.hold();
+    await reader.read([places[0]!]);
     await new Promise((resolve) => setTimeout(resolve, 2300));
-    assert.equal(openCount(file), 0);
+    if (canSeeDescriptors) assert.equal(openCount(file), 1, 'still open after a quiet spell');
+    await rm(file);
+    assert.deepEqual(await reader.read(places), [{ text: 'kept' }, { text: 'after deletion' }], 'a deleted file is read through the held handle');
+    const { handle, release } = await reader.borrow();
+    assert.ok(handle, 'a save borrows the same handle');
+    reader.retire();
+    const line = new TextLineReader(file, handle);
+    assert.equal((await line.line(places[1]!)).toString(), textsLine({ text: 'after deletion' }).toString(), 'and copies the texts of a deleted file');
+    await line.close();
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (canSeeDescriptors) assert.ok(!readdirSync('/proc/self/fd').some((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file); } catch { return false; } }), 'closed once retired and released');
   });
 
   it('a file that cannot be opened fails the read with its reason, and a later read tries again', async () => {

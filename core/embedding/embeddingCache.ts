@@ -270,7 +270,12 @@ export class EmbeddingCache {
 async function copyRecords(file: string, layout: Layout, records: readonly number[], writer: RecordWriter, dims: number, checkEach: boolean, turns: TimeSlices): Promise<Uint8Array | undefined> {
   const copied = new Uint8Array(records.length);
   const digest = checkEach ? undefined : createHash('sha256');
-  const handle = await open(file, 'r');
+  // A file deleted since it was opened (the data folder cleared): its vectors are gone, and are embedded again when needed.
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!handle) return copied;
   let next = 0;
   try {
     await eachRecordBlock(handle, layout, async (bytes, first, count) => {

@@ -68,6 +68,7 @@ export class IndexState {
     const loaded = await loading;
     if (loaded instanceof Error) return { state: empty(), rebuild: `${describeDamage(loaded, path.join(dir, generationDir(current.generation)))}: ${FROM_CACHE}` };
     const { store, keyword, graph, vectors } = loaded;
+    store.holdTexts();
     const state = new IndexState(dir, identity, store, keyword, vectors, graph, current.builtAt, current.generation);
     return rechunk ? { state, rebuild: reason, rechunk } : { state };
   }

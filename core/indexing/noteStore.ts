@@ -104,6 +104,12 @@ export class NoteStore {
   /** The store is replaced (a rebuild took over): its pending texts go, their scratch file once no read uses it. */
   dispose(): void {
     this.pending.dispose();
+    this.textStore?.retire();
+  }
+
+  /** This store is the index in use: its text store file is held open from now on (see TextStoreReader). */
+  holdTexts(): void {
+    this.textStore?.hold();
   }
 
   get noteCount(): number {
@@ -233,13 +239,16 @@ export class NoteStore {
       }
       this.textStore?.retire();
       this.textStore = new TextStoreReader(textsFile);
+      this.textStore.hold();
     };
     return { files: { [NOTES_FILE]: notes, [TEXTS_FILE]: texts }, commit };
   }
 
   /** The text store's bytes, in pieces of about TEXT_PIECE_BYTES; records where each chunk's line went in `placed`. */
   private async *textPieces(records: NoteRecord[], pending: { texts: Map<StoredChunk, PendingText>; line: (text: PendingText) => Promise<Buffer> }, placed: Map<StoredChunk, TextLocation>): AsyncGenerator<Buffer> {
-    const lines = this.textStore === undefined ? undefined : new TextLineReader(this.textStore.file);
+    // Through the reader's own handle: the generation's file may be gone from the folder (see TextStoreReader).
+    const borrowed = await this.textStore?.borrow();
+    const lines = this.textStore === undefined ? undefined : new TextLineReader(this.textStore.file, borrowed?.handle);
     let piece: Buffer[] = [];
     let pieceBytes = 0;
     let at = 0;
@@ -263,6 +272,7 @@ export class NoteStore {
       if (piece.length) yield Buffer.concat(piece);
     } finally {
       await lines?.close();
+      borrowed?.release();
     }
   }
 

@@ -45,28 +45,31 @@ export function parseTextsLine(bytes: Uint8Array, file: string, at: number): Chu
   return displayText === undefined ? { text } : { text, displayText };
 }
 
-/** A reader left without reads this long closes its file; a person's searches one after another keep it open. */
-const IDLE_CLOSE_MS = 2000;
-
 /**
- * Reads chunks' texts from one text store file through one handle: opened by the first read, closed after a quiet
- * spell, or once retired (its generation replaced) and the reads in flight are done. Why held: a search reads the
- * texts of its best 30 chunks, and opening and closing the file took two of its three trips to the I/O threads,
- * each slow while the search's other threads are busy (about half of the read's 3 ms on the 50k scale vault).
+ * Reads chunks' texts from one text store file through one handle, held from when its generation is loaded or saved
+ * until it is retired (replaced by the next) and the reads in flight are done. Why held: a search reads the texts of
+ * its best 30 chunks, and opening and closing the file took two of its three trips to the I/O threads, each slow
+ * while the search's other threads are busy (about half of the read's 3 ms on the 50k scale vault). And a generation
+ * deleted meanwhile (another process saved twice since, or a person cleared the data folder) stays readable through
+ * the handle where the system keeps an open file's data until it is closed (Linux, macOS): opened by path on the next
+ * search, it failed every result with ENOENT, and every later save, which copies the texts, failed too.
  */
 export class TextStoreReader {
   private handle?: Promise<FileHandle>;
   private reading = 0;
   private retired = false;
-  private idle?: NodeJS.Timeout;
 
   constructor(readonly file: string) {}
+
+  /** Opens the file now (the generation is in use from now on); one that cannot be opened is tried again by the first read. */
+  hold(): void {
+    this.opened().catch(() => {});
+  }
 
   /** The texts at these locations, in order. */
   async read(locations: readonly TextLocation[]): Promise<ChunkTexts[]> {
     if (locations.length === 0) return [];
     this.reading++;
-    clearTimeout(this.idle);
     try {
       const handle = await this.opened();
       return await Promise.all(
@@ -77,11 +80,24 @@ export class TextStoreReader {
         }),
       );
     } finally {
-      if (--this.reading === 0) {
-        if (this.retired) this.close();
-        else this.idle = setTimeout(() => this.close(), IDLE_CLOSE_MS).unref();
-      }
+      this.done();
     }
+  }
+
+  /**
+   * The held handle for a reader of the whole file (a save copying the texts into the next generation), or
+   * undefined when the file cannot be opened; `release()` when done.
+   */
+  async borrow(): Promise<{ handle: FileHandle | undefined; release: () => void }> {
+    this.reading++;
+    const handle = await this.opened().catch(() => undefined);
+    return { handle, release: () => this.done() };
+  }
+
+  /** No reads are to come (a read still made reopens the file and closes it after): closes once none is in flight. */
+  retire(): void {
+    this.retired = true;
+    if (this.reading === 0) this.close();
   }
 
   /** The held handle, opened if need be; a failed open is not kept, so the next read tries again. */
@@ -96,14 +112,11 @@ export class TextStoreReader {
     return this.handle;
   }
 
-  /** No reads are to come (a read still made reopens the file and closes it after): closes once none is in flight. */
-  retire(): void {
-    this.retired = true;
-    if (this.reading === 0) this.close();
+  private done(): void {
+    if (--this.reading === 0 && this.retired) this.close();
   }
 
   private close(): void {
-    clearTimeout(this.idle);
     const handle = this.handle;
     this.handle = undefined;
     void handle?.then((h) => h.close()).catch(() => {});
