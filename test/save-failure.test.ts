@@ -159,6 +159,13 @@ describe('a save that fails for want of space', { skip: cannotMount, timeout: 18
       await writeFile(path.join(vaultDir, 'Note 71.md'), noteText(71));
       await eventually(async () => (await service.getState()).status?.unsaved === undefined, 'the status clears once a save succeeds', 20_000);
       assert.equal((await manifestOf(vault)).notes, 72);
+
+      await fillDisk();
+      await writeFile(path.join(vaultDir, 'Note 60.md'), noteText(600));
+      await eventually(() => errors().length === 2, 'a save failing after one succeeded is told again', 20_000);
+      await rm(filler);
+      await writeFile(path.join(vaultDir, 'Note 60.md'), noteText(60));
+      await eventually(async () => (await service.getState()).status?.unsaved === undefined, 'and clears again', 20_000);
     } finally {
       await service.close();
       vault = await open();

@@ -108,7 +108,8 @@ export class AppContext {
     else if (event.type === 'indexing-finished') this.indexing = null;
     else if (event.type === 'rebuild-started') this.rebuilding = event.reason;
     this.emit(event);
-    if (event.type === 'indexing-finished' && event.summary.unsaved) this.saved(event.summary.unsaved);
+    // A run that saved tells whether its save failed; one that did not save (an edit's update) leaves the problem as it is.
+    if (event.type === 'indexing-finished') this.saved(event.summary.unsaved ?? (this.saveProblem && this.vault?.saveProblem));
   };
 
   /**

@@ -400,6 +400,11 @@ export class CairnVault {
     this.passageVectors.clear();
   }
 
+  /** Why the last save failed, until one succeeds (`status().unsaved`). */
+  get saveProblem(): string | undefined {
+    return this.indexer.saveProblem;
+  }
+
   status(manifest?: Manifest): VaultStatus {
     // Compared with every chunk hash: computed once per status.
     const adaptationDue = this.adaptationDue();
@@ -422,7 +427,7 @@ export class CairnVault {
       ...(adaptationDue ? { adaptationDue } : {}),
       ...(this.pendingRebuild ? { pendingRebuild: this.pendingRebuild } : {}),
       ...(manifest ? { manifest } : {}),
-      ...(this.indexer.saveProblem ? { unsaved: this.indexer.saveProblem } : {}),
+      ...(this.saveProblem ? { unsaved: this.saveProblem } : {}),
       failed,
       frontmatterErrors,
       ...(this.warnings.length ? { warnings: [...this.warnings] } : {}),
