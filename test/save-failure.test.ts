@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CairnVault } from '../core/app/index.js';
 import { defaultConfig } from '../core/config/schema.js';
-import { LiveIndex } from '../core/live/liveIndex.js';
+import { liveLoopOf } from './support/liveLoop.js';
 import { CairnService } from '../core/app/cairnApp.js';
 import type { AppEvent } from '../core/contract/appApi.js';
 import { eventually } from './support/eventually.js';
@@ -105,14 +105,7 @@ describe('a save that fails for want of space', { skip: cannotMount, timeout: 18
   it('the live loop reports a failed save once, keeps the edit searchable, and saves after the next change', async () => {
     const saves: Array<string | undefined> = [];
     const events: AppEvent[] = [];
-    const live = new LiveIndex<CairnVault>({
-      vault: () => vault,
-      closed: () => false,
-      onIndexEvent: () => {},
-      emit: (event) => events.push(event),
-      indexChanged: async () => {},
-      saved: (problem) => saves.push(problem),
-    });
+    const live = liveLoopOf(vault, events, saves);
     const config = defaultConfig();
     config.index.debounce_ms = 50;
     config.index.reconcile_interval_seconds = 0;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AppEvent } from '../../core/contract/appApi.js';
+import { vaultFolderMessage, type AppEvent } from '../../core/contract/appApi.js';
 import { CairnService, configProblemLines } from '../../core/app/index.js';
 import { configFileOf, withCommonOptions, type CommonOptions } from '../options.js';
 import { progressReporter } from '../progress.js';
@@ -25,6 +25,9 @@ export function registerWatchCommand(program: Command): void {
             break;
           case 'config-rejected':
             process.stdout.write(`${stamp()}  config rejected, the last good config stays:\n${configProblemLines(event.problem).map((line) => `  ${line}\n`).join('')}`);
+            break;
+          case 'vault-folder':
+            process.stdout.write(`${stamp()}  ${event.present ? 'back   ' : 'gone   '} ${vaultFolderMessage(event.path, event.present)}\n`);
             break;
           case 'error':
             process.stdout.write(`${stamp()}  error   ${event.message}\n`);

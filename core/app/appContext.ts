@@ -52,7 +52,10 @@ export class AppContext {
       vault: () => this.vault,
       closed: () => this.closed,
       onIndexEvent: this.onIndexEvent,
-      emit: (event) => this.emit(event),
+      emit: (event) => {
+        this.emit(event);
+        if (event.type === 'vault-folder') void this.emitState().catch(() => {});
+      },
       indexChanged: async (vault) => {
         await this.emitState();
         indexChanged(vault);
@@ -76,6 +79,7 @@ export class AppContext {
       recentVaults: this.recent.list,
       failedFiles,
       configProblem: this.configProblem,
+      vaultFolderGone: this.live.vaultFolderGone,
       isObsidianVault: this.vault ? existsSync(path.join(this.vault.vaultPath, '.obsidian')) : false,
     };
   }

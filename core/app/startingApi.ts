@@ -60,7 +60,7 @@ export class StartingApi implements CairnApi {
 
   async getState(): Promise<AppState> {
     if (this.core || this.indexed) return (await this.use()).getState();
-    return { vault: this.vault, status: null, indexing: this.indexing, rebuilding: this.rebuilding, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+    return { vault: this.vault, status: null, indexing: this.indexing, rebuilding: this.rebuilding, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, vaultFolderGone: false, isObsidianVault: false };
   }
   async openVault(path: string): Promise<AppState> {
     return (await this.use()).openVault(path);

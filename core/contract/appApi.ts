@@ -55,6 +55,8 @@ export interface AppState {
   recentVaults: string[];
   failedFiles: FileStatus[];
   configProblem: ConfigProblem | null;
+  /** The vault folder is gone (moved, deleted, unmounted): searches answer from the index as it was (see `vault-folder`). */
+  vaultFolderGone: boolean;
   /** Obsidian vaults get "open in Obsidian" links. */
   isObsidianVault: boolean;
 }
@@ -73,7 +75,16 @@ export type AppEvent =
   | { type: 'adapt-finished'; adapted: boolean; reason?: string }
   /** Downloading a chosen embedding model: per file, bytes so far and the file's size (0 while unknown). */
   | ({ type: 'model-download' } & ModelDownloadProgress)
+  /** The vault folder went (moved, deleted, unmounted) or is back; see `vaultFolderMessage`. */
+  | { type: 'vault-folder'; path: string; present: boolean }
   | { type: 'error'; message: string };
+
+/** What a `vault-folder` event tells the user: the same words in the app and in `cairn watch`. */
+export function vaultFolderMessage(folder: string, present: boolean): string {
+  return present
+    ? `The vault folder ${folder} is back; bringing the index up to date.`
+    : `The vault folder ${folder} is gone (moved, deleted or unmounted). Searches answer from the index as it was, and Cairn follows the folder again once it is back.`;
+}
 
 export interface CairnApi {
   getState(): Promise<AppState>;

@@ -6,7 +6,7 @@ import type { EmbeddingCache } from '../embedding/embeddingCache.js';
 import type { Embedder } from '../embedding/embedder.js';
 import { readNoteFile, type NoteSource } from '../vault/readNoteFile.js';
 import { OutsideVaultError, resolveInVault, specialFileReason } from '../vault/vaultPaths.js';
-import { createPathFilter, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
+import { createPathFilter, openVaultRoot, scanVault, type PathFilter, type VaultFileEntry, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 import type { IndexListener, IndexPhase, IndexSummary } from '../contract/status.js';
 import type { IndexState } from './indexState.js';
 import { hasShownText } from '../chunking/shownText.js';
@@ -145,7 +145,11 @@ export class VaultIndexer {
             if (special) failures.set(relPath, special);
           }
         }
-        return { entries, gone: gone.filter((p) => this.deps.state.store.note(p) || this.deps.state.store.failures.has(p)), failures, replaceFailures: false };
+        const removed = gone.filter((p) => this.deps.state.store.note(p) || this.deps.state.store.failures.has(p));
+        // A note is missing because it was deleted, or because the whole vault folder is (moved, unmounted): the
+        // latter must not empty the index. The error leaves every note as it was.
+        if (removed.length > 0) await openVaultRoot(this.deps.vaultPath);
+        return { entries, gone: removed, failures, replaceFailures: false };
       }),
     );
   }

@@ -45,7 +45,7 @@ export interface LiveIndexHost<V extends LiveVault> {
   /** True once the app is closing: nothing more is applied. */
   closed(): boolean;
   onIndexEvent: IndexListener;
-  emit(event: Extract<AppEvent, { type: 'note-changed' | 'error' }>): void;
+  emit(event: Extract<AppEvent, { type: 'note-changed' | 'vault-folder' | 'error' }>): void;
   /** After a batch or a reconcile changed the index. */
   indexChanged(vault: V): Promise<void>;
   /** After each save this loop makes: why it failed, or undefined when it succeeded. */
@@ -66,6 +66,11 @@ export class LiveIndex<V extends LiveVault> {
 
   constructor(private readonly host: LiveIndexHost<V>) {}
 
+  /** The followed vault's folder is gone (see VaultWatcher): the index answers as it was until it is back. */
+  get vaultFolderGone(): boolean {
+    return this.watcher?.rootMissing === true;
+  }
+
   /** Files of a batch being applied now. */
   get pendingFiles(): ReadonlySet<string> {
     return this.pending;
@@ -85,13 +90,15 @@ export class LiveIndex<V extends LiveVault> {
         return this.queue.run(() => this.applyBatch(vault, batch));
       },
       onError: (error) => this.host.emit({ type: 'error', message: `watching ${vault.vaultPath}: ${error.message}` }),
+      onRootChange: (present) => this.host.emit({ type: 'vault-folder', path: vault.vaultPath, present }),
       links: async () => vault.links(),
     });
     await this.watcher.start();
     const every = config.index.reconcile_interval_seconds;
     if (every > 0) {
       this.reconcileTimer = setInterval(
-        () => void this.queue.run(() => this.reconcile(vault)).catch((error: Error) => this.host.emit({ type: 'error', message: `checking ${vault.vaultPath} for changes: ${error.message}` })),
+        // A vault folder that is gone cannot be scanned: it is reconciled once it is back.
+        () => this.vaultFolderGone || void this.queue.run(() => this.reconcile(vault)).catch((error: Error) => this.host.emit({ type: 'error', message: `checking ${vault.vaultPath} for changes: ${error.message}` })),
         every * 1000,
       );
       this.reconcileTimer.unref();

@@ -22,7 +22,14 @@ export interface VaultWatcherOptions {
    * folder changes (which the caller reconciles with a scan), so the watcher never scans the vault itself.
    */
   links: () => Promise<readonly VaultLink[]>;
+  /** Told when the vault folder goes (false) and when it is back and followed again (true); see VaultWatcher. */
+  onRootChange?: (present: boolean) => void;
+  /** How often a vault folder that is gone is looked for (ROOT_POLL_MS; shorter in tests). */
+  rootPollMs?: number;
 }
+
+/** How often a vault folder that is gone (moved, deleted, unmounted) is looked for again. */
+export const ROOT_POLL_MS = 2000;
 
 /**
  * Watches the vault folder with chokidar, filtered by the config's include/exclude rules (chokidar takes no
@@ -34,6 +41,11 @@ export interface VaultWatcherOptions {
  * chokidar never follows symbolic links here: following them made it spin forever on a link loop and watch
  * folders outside the vault. Instead the links the vault scan followed (loops already cut, outside links only
  * when allowed) have their real targets watched, and events there are reported under the links' names.
+ *
+ * When the vault folder itself goes (moved, deleted, a drive unmounted) chokidar stops watching for good, even
+ * once the folder is back. The watcher then drops the events the folder's going caused (a deletion of every note,
+ * which the index must not take for one), tells `onRootChange`, and looks for the folder every ROOT_POLL_MS; once
+ * it is back it watches it again and sends a batch with `folders` set, so the whole vault is reconciled.
  */
 export class VaultWatcher {
   private watcher?: FSWatcher;
@@ -45,6 +57,14 @@ export class VaultWatcher {
   /** When the last event came (performance.now()). */
   private lastEventAt = -Infinity;
   private closed = false;
+  /** A look for the returned vault folder is starting to follow it. */
+  private restarting = false;
+  /** Set while the vault folder is gone: the timer that looks for it. */
+  private rootPoll?: NodeJS.Timeout;
+  /** The followed vault folder's device and inode: a folder made anew under its name is not the one followed. */
+  private rootIdentity = '';
+  /** A look at whether the followed folder is still there, under way. */
+  private rootCheck?: Promise<void>;
   private realRoot = '';
   private readonly filter: PathFilter;
   /** Links followed by the last scan. */
@@ -66,7 +86,20 @@ export class VaultWatcher {
     this.realRoot = await realpath(this.root);
     await this.findLinks();
     if (this.closed) return;
-    this.watcher = watch([this.realRoot, ...this.watchedTargets], {
+    await this.follow();
+  }
+
+  /** True while the vault folder is gone (its changes cannot be followed, nor the vault scanned). */
+  get rootMissing(): boolean {
+    return this.rootPoll !== undefined;
+  }
+
+  /** Starts chokidar on the vault folder and the link targets outside it; resolves once it is ready. */
+  private async follow(): Promise<void> {
+    this.rootIdentity = identityOf(await stat(this.realRoot));
+    // Closed meanwhile (while the folder was looked for): nothing would close a watcher started now.
+    if (this.closed) return;
+    const watcher = watch([this.realRoot, ...this.watchedTargets], {
       ignoreInitial: true,
       followSymlinks: false,
       awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 25 },
@@ -77,7 +110,12 @@ export class VaultWatcher {
         return names.length > 0 && names.every((rel) => rel !== '' && (this.filter.isExcludedDir(rel) || (stats?.isFile() === true && !this.filter.isIncluded(rel))));
       },
     });
-    this.watcher.on('all', (event, absolute, stats) => {
+    this.watcher = watcher;
+    watcher.on('all', (event, absolute, stats) => {
+      if (this.watcher !== watcher) return;
+      if (event === 'unlinkDir' && absolute === this.realRoot) return void this.rootGone(watcher);
+      // chokidar does not always tell its own folder's going (under load, only its contents'): a deletion is checked.
+      if (event === 'unlink' || event === 'unlinkDir') void this.checkRoot();
       const names = this.namesOf(absolute).filter((rel) => rel !== '');
       if (names.length === 0) return;
       if (event === 'addDir' || event === 'unlinkDir') this.pending.folders = true;
@@ -89,19 +127,71 @@ export class VaultWatcher {
     });
     // A name that is not valid UTF-8 reaches us with U+FFFD in place of its bad bytes, a path chokidar cannot stat,
     // so only its raw event arrives: a scan, which reads names as bytes, reports that file.
-    this.watcher.on('raw', (_event, rawPath) => {
+    watcher.on('raw', (_event, rawPath) => {
       if (typeof rawPath === 'string' && rawPath.includes('\uFFFD')) {
         this.pending.folders = true;
         this.schedule();
       }
     });
-    this.watcher.on('error', (error) => this.report(error));
+    watcher.on('error', (error) => this.report(error));
     // Closed before chokidar is ready (the app closing while a vault opens), it never will be: stop waiting then.
     await new Promise<void>((resolve) => {
-      this.watcher!.once('ready', () => resolve());
+      watcher.once('ready', () => resolve());
       this.stopWaiting = resolve;
     });
     this.stopWaiting = undefined;
+  }
+
+  /**
+   * The vault folder is gone. What its going set off (every note and folder "deleted") is dropped; a batch already
+   * being applied fails on the missing folder and changes nothing (see VaultIndexer.update).
+   */
+  private rootGone(watcher: FSWatcher): void {
+    if (this.closed || this.rootMissing) return;
+    this.watcher = undefined;
+    // Not from inside chokidar's own event: closed there, it went on to open a watch that nothing closes (the
+    // process then never exits).
+    setImmediate(() => void watcher.close());
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = { files: new Set(), folders: false };
+    this.options.onRootChange?.(false);
+    this.rootPoll = setInterval(() => void this.lookForRoot(), this.options.rootPollMs ?? ROOT_POLL_MS);
+  }
+
+  /** Whether the followed folder is still there, as itself: if not, it is gone (and looked for). */
+  private checkRoot(): Promise<void> {
+    this.rootCheck ??= (async () => {
+      const watcher = this.watcher;
+      const info = await stat(this.root).catch(() => undefined);
+      if (watcher && watcher === this.watcher && (!info?.isDirectory() || identityOf(info) !== this.rootIdentity)) this.rootGone(watcher);
+    })().finally(() => (this.rootCheck = undefined));
+    return this.rootCheck;
+  }
+
+  /** While the vault folder is gone: once it is a folder again, follow it and reconcile the whole vault. */
+  private async lookForRoot(): Promise<void> {
+    if (this.closed || this.restarting) return;
+    const back = await stat(this.root).then((info) => info.isDirectory(), () => false);
+    if (!back || this.closed) return;
+    this.restarting = true;
+    try {
+      this.realRoot = await realpath(this.root);
+      await this.follow();
+    } catch {
+      // Back but not readable yet (a drive still mounting): the next look tries again.
+      await this.watcher?.close();
+      this.watcher = undefined;
+      return;
+    } finally {
+      this.restarting = false;
+    }
+    clearInterval(this.rootPoll);
+    this.rootPoll = undefined;
+    if (this.closed) return;
+    this.options.onRootChange?.(true);
+    this.pending.folders = true;
+    this.schedule();
   }
 
   /** Resolves when no batch is pending or being applied. */
@@ -117,6 +207,7 @@ export class VaultWatcher {
    */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.rootPoll);
     this.stopWaiting?.();
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -221,11 +312,19 @@ export class VaultWatcher {
     if (batch.files.size === 0 && !batch.folders) return;
     this.pending = { files: new Set(), folders: false };
     this.running = (async () => {
-      await this.options.onBatch(batch).catch((error: unknown) => this.report(error));
+      // A batch that fails because the vault folder has just gone was told of once, as that.
+      await this.options.onBatch(batch).catch(async (error: unknown) => {
+        await this.checkRoot();
+        if (!this.rootMissing) this.report(error);
+      });
       if (batch.folders) await this.refreshLinks().catch((error: unknown) => this.report(error));
     })();
     await this.running;
     this.running = undefined;
     if (this.pending.files.size || this.pending.folders) this.schedule(false);
   }
+}
+
+function identityOf(info: { dev: number; ino: number }): string {
+  return `${info.dev}:${info.ino}`;
 }

@@ -120,7 +120,11 @@ async function directoryIdentity(absPath: string): Promise<string> {
   return `${stats.dev}:${stats.ino}`;
 }
 
-export async function scanVault(root: string, options: VaultScanOptions): Promise<VaultScan> {
+/**
+ * The vault folder's real path, or an error saying why it cannot be read (moved, deleted, unmounted): what a scan
+ * checks first, and what an update checks before it takes missing files for deleted notes.
+ */
+export async function openVaultRoot(root: string): Promise<string> {
   const rootAbs = nodePath.resolve(root);
   let rootStats;
   let realRoot: string;
@@ -131,6 +135,12 @@ export async function scanVault(root: string, options: VaultScanOptions): Promis
     throw new Error(`Vault root ${rootAbs} cannot be opened: ${describeError(error)}`);
   }
   if (!rootStats.isDirectory()) throw new Error(`Vault root ${rootAbs} is not a directory`);
+  return realRoot;
+}
+
+export async function scanVault(root: string, options: VaultScanOptions): Promise<VaultScan> {
+  const rootAbs = nodePath.resolve(root);
+  const realRoot = await openVaultRoot(rootAbs);
 
   const context: ScanContext = { filter: createPathFilter(options), realRoot, followOutside: options.follow_outside_links === true };
   const files: VaultFileEntry[] = [];

@@ -7,7 +7,7 @@ import { CairnError } from '../../core/contract/errors.js';
 export class RecordingApi implements CairnApi {
   readonly calls: Array<{ method: string; args: unknown[] }> = [];
   readonly listeners = new Set<(event: AppEvent) => void>();
-  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, isObsidianVault: false };
+  readonly state: AppState = { vault: '/notes', status: null, indexing: null, rebuilding: null, adapting: null, recentVaults: [], failedFiles: [], configProblem: null, vaultFolderGone: false, isObsidianVault: false };
   protected note(method: string, args: unknown[]) {
     this.calls.push({ method, args });
   }

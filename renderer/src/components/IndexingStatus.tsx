@@ -117,6 +117,12 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
             {status.table.kind === 'adapted' ? ' (adapted to this vault)' : ''}
           </span>
           {status.pendingRebuild && <span className="warning-text"> · rebuild pending: {status.pendingRebuild}</span>}
+          {state?.vaultFolderGone && (
+            <span className="warning-text" title={state.vault ?? undefined} data-testid="status-folder-gone">
+              {' '}
+              · vault folder missing: answering from the index as it was
+            </span>
+          )}
           {status.unsaved && (
             <span className="warning-text" title={status.unsaved} data-testid="status-unsaved">
               {' '}

@@ -2,7 +2,7 @@
 // reason, failed files, config problems), and a revision number that moves whenever the index content changes, so
 // that open searches and notes refresh themselves without a reload.
 import { useCallback, useEffect, useReducer } from 'react';
-import type { AppEvent, AppState, ConfigProblem, FileStatus, IndexEvent } from '../../../core/contract/appApi.ts';
+import { vaultFolderMessage, type AppEvent, type AppState, type ConfigProblem, type FileStatus, type IndexEvent } from '../../../core/contract/appApi.ts';
 import type { UiEvent } from '../api/desktopApi.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { NO_ETA, nextEta, type EtaState } from '../indexing/progressText.ts';
@@ -76,6 +76,7 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
     case 'focus-search':
       return { ...model, focusRequest: model.focusRequest + 1 };
     case 'error':
+    case 'vault-folder':
     // Answers stream to the ask panel, which listens for its own request; model downloads to the model picker.
     case 'answer-token':
     case 'model-download':
@@ -101,6 +102,11 @@ export function useAppModel(): { model: AppModel; applyState(state: AppState): v
       if (!live) return;
       dispatch(event);
       if (event.type === 'error') notify('error', event.message);
+      else if (event.type === 'vault-folder') {
+        // Told once it is gone, until it is back.
+        dismissStartingWith(vaultFolderMessage(event.path, false));
+        notify(event.present ? 'info' : 'error', vaultFolderMessage(event.path, event.present));
+      }
       else if (event.type === 'config-rejected') {
         // Only the file's current problems are shown: an older rejection is replaced, and goes once the file is fixed.
         dismissStartingWith(CONFIG_REJECTED);
