@@ -85,7 +85,7 @@ describe('the vault folder goes and comes back', { timeout: 120_000 }, () => {
     }
   });
 
-  it('the watcher drops what a deleted folder set off, looks for it, and asks for a reconcile once a new folder stands there', async () => {
+  it('the watcher drops what a moved folder set off, looks for it, and asks for a reconcile once a new folder stands there', async () => {
     const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'cairn-folder-gone-watch-')));
     const folder = path.join(root, 'vault');
     await mkdir(path.join(folder, 'sub'), { recursive: true });
@@ -104,7 +104,7 @@ describe('the vault folder goes and comes back', { timeout: 120_000 }, () => {
     });
     try {
       await watcher.start();
-      await rm(folder, { recursive: true });
+      await rename(folder, `${folder}-moved`);
       await eventually(() => changes.length === 1, 'the folder reported gone');
       assert.equal(watcher.rootMissing, true);
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -312,6 +312,9 @@ export class VaultWatcher {
     if (batch.files.size === 0 && !batch.folders) return;
     this.pending = { files: new Set(), folders: false };
     this.running = (async () => {
+      // Events that came as the vault folder went: dropped, since the reconcile once it is back covers them.
+      await this.checkRoot();
+      if (this.rootMissing) return;
       // A batch that fails because the vault folder has just gone was told of once, as that.
       await this.options.onBatch(batch).catch(async (error: unknown) => {
         await this.checkRoot();
