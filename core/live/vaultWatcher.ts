@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isInside } from '../config/pathContainment.js';
-import { createPathFilter, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
+import { createPathFilter, directoryIdentity, type PathFilter, type VaultLink, type VaultScanOptions } from '../vault/scanVault.js';
 
 /** One debounced batch of file system changes, vault-relative and `/`-separated. */
 export interface VaultChangeBatch {
@@ -96,7 +96,7 @@ export class VaultWatcher {
 
   /** Starts chokidar on the vault folder and the link targets outside it; resolves once it is ready. */
   private async follow(): Promise<void> {
-    this.rootIdentity = identityOf(await stat(this.realRoot));
+    this.rootIdentity = await directoryIdentity(this.realRoot);
     // Closed meanwhile (while the folder was looked for): nothing would close a watcher started now.
     if (this.closed) return;
     const watcher = watch([this.realRoot, ...this.watchedTargets], {
@@ -114,8 +114,6 @@ export class VaultWatcher {
     watcher.on('all', (event, absolute, stats) => {
       if (this.watcher !== watcher) return;
       if (event === 'unlinkDir' && absolute === this.realRoot) return void this.rootGone(watcher);
-      // chokidar does not always tell its own folder's going (under load, only its contents'): a deletion is checked.
-      if (event === 'unlink' || event === 'unlinkDir') void this.checkRoot();
       const names = this.namesOf(absolute).filter((rel) => rel !== '');
       if (names.length === 0) return;
       if (event === 'addDir' || event === 'unlinkDir') this.pending.folders = true;
@@ -163,8 +161,8 @@ export class VaultWatcher {
   private checkRoot(): Promise<void> {
     this.rootCheck ??= (async () => {
       const watcher = this.watcher;
-      const info = await stat(this.root).catch(() => undefined);
-      if (watcher && watcher === this.watcher && (!info?.isDirectory() || identityOf(info) !== this.rootIdentity)) this.rootGone(watcher);
+      const identity = await directoryIdentity(this.root).catch(() => undefined);
+      if (watcher && watcher === this.watcher && identity !== this.rootIdentity) this.rootGone(watcher);
     })().finally(() => (this.rootCheck = undefined));
     return this.rootCheck;
   }
@@ -312,7 +310,8 @@ export class VaultWatcher {
     if (batch.files.size === 0 && !batch.folders) return;
     this.pending = { files: new Set(), folders: false };
     this.running = (async () => {
-      // Events that came as the vault folder went: dropped, since the reconcile once it is back covers them.
+      // Events that came as the vault folder went (chokidar does not always tell its own folder's going, only its
+      // contents'): dropped, since the reconcile once it is back covers them.
       await this.checkRoot();
       if (this.rootMissing) return;
       // A batch that fails because the vault folder has just gone was told of once, as that.
@@ -326,8 +325,4 @@ export class VaultWatcher {
     this.running = undefined;
     if (this.pending.files.size || this.pending.folders) this.schedule(false);
   }
-}
-
-function identityOf(info: { dev: number; ino: number }): string {
-  return `${info.dev}:${info.ino}`;
 }

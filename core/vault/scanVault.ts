@@ -113,7 +113,8 @@ interface ScanContext {
   followOutside: boolean;
 }
 
-async function directoryIdentity(absPath: string): Promise<string> {
+/** A folder's device and inode (its real path where inodes are 0): tells a loop, or a folder made anew under a name. */
+export async function directoryIdentity(absPath: string): Promise<string> {
   const stats = await fs.stat(absPath, { bigint: true });
   // Some filesystems (older Windows setups) report inode 0; the real path is the next best identity.
   if (stats.ino === 0n) return `path:${await fs.realpath(absPath)}`;
