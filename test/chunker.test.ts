@@ -44,11 +44,13 @@ describe('headings that bound chunks', () => {
     assert.deepEqual(chunks[0].headerPath, ['Top']);
   });
 
-  it('empty headings keep their place; closing #s are dropped; wikilinks reduce to their display text', async () => {
-    const text = '#\n\nunder empty h1\n\n## Using [[Hybrid ranking|hybrid search]] ##\n\nx\n\n### See [[Other note]] and [[A#B]]\n\ny\n';
+  it('empty headings bound sections but name no step of a header path; closing #s are dropped; wikilinks reduce to their display text', async () => {
+    const text = '#\n\nunder empty h1\n\n## Using [[Hybrid ranking|hybrid search]] ##\n\nx\n\n### See [[Other note]] and [[A#B]]\n\ny\n\n##   \n\nz\n';
     const chunks = await checked(text, noMerge);
-    assert.deepEqual(chunks.map((c) => c.headerPath), [[''], ['', 'Using hybrid search'], ['', 'Using hybrid search', 'See Other note and A > B']]);
-    assert.deepEqual(chunks.map((c) => c.anchor), ['', 'using-hybrid-search', 'see-other-note-and-a--b']);
+    assert.deepEqual(chunks.map((c) => c.headerPath), [[], ['Using hybrid search'], ['Using hybrid search', 'See Other note and A > B'], []]);
+    assert.deepEqual(chunks.map((c) => c.level), [1, 2, 3, 2]);
+    assert.deepEqual(chunks.map((c) => c.anchor), ['', 'using-hybrid-search', 'see-other-note-and-a--b', '']);
+    assert.equal(chunks[3].text, '##   \n\nz');
   });
 
   it('anchors are GitHub-style slugs, repeated headings numbered in document order', async () => {

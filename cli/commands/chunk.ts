@@ -30,9 +30,9 @@ function printOutline(display: string, chunks: Chunk[]): void {
   const lines = [`${display}  (${chunks.length} chunk${chunks.length === 1 ? '' : 's'})`];
   for (const chunk of chunks) {
     const where = `L${chunk.startLine}-${chunk.endLine}`.padEnd(11);
-    const heading = (chunk.headerPath.join(' › ') || '(before the first heading)') + (chunk.sub === null ? '' : `  _sub_${chunk.sub}`);
+    const heading = (chunk.headerPath.join(' › ') || (chunk.level ? '(blank heading)' : '(before the first heading)')) + (chunk.sub === null ? '' : `  _sub_${chunk.sub}`);
     lines.push(`  ${String(chunk.index).padStart(3)}  ${where} ${heading}  [${chunk.text.length} chars, ${chunk.tokenCount} tokens]`);
-    if (chunk.parts) lines.push(`${' '.repeat(18)}merges ${chunk.parts.map((p) => `L${p.startLine} ${p.headerPath.at(-1) || '(before the first heading)'}`).join(' · ')}`);
+    if (chunk.parts) lines.push(`${' '.repeat(18)}merges ${chunk.parts.map((p) => `L${p.startLine} ${p.headerPath.at(-1) || '(no heading text)'}`).join(' · ')}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }

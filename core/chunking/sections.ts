@@ -23,7 +23,8 @@ export type SectionPart = Omit<Section, 'parts'>;
  * up to the next heading of any level. Headings are Markdown headings outside lists and heading blocks of an outline
  * (`- ## Usage`, `heading:: true`): a heading block's scope is its children and the following sibling blocks up to a
  * sibling heading of its level or higher, so the text after its scope goes back to the heading above it. Header paths
- * follow the nesting: Markdown headings by level, heading blocks under the headings they sit in. Spans are trimmed.
+ * follow the nesting: Markdown headings by level, heading blocks under the headings they sit in; blank headings are left
+ * out of them. Spans are trimmed.
  */
 export function sectionsAtHeadings(text: string, bodyStart: number, headings: Heading[], blocks: readonly OutlineBlock[] = []): Section[] {
   // Top-level heading blocks are peers of Markdown headings: Logseq writes a page's first block without its bullet
@@ -36,7 +37,8 @@ export function sectionsAtHeadings(text: string, bodyStart: number, headings: He
   let cursor = bodyStart;
   const context = () => {
     const top = stack.at(-1);
-    return { headerPath: stack.map((s) => s.title), level: top?.rank ?? 0, anchor: top?.anchor ?? '' };
+    // A heading with no text (`#` alone) still opens a section but names nothing: a citation never shows a blank step.
+    return { headerPath: stack.flatMap((s) => (s.title ? [s.title] : [])), level: top?.rank ?? 0, anchor: top?.anchor ?? '' };
   };
   const emit = (to: number) => {
     const span = trim(text, cursor, to);
