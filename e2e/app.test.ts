@@ -138,6 +138,13 @@ describe('Cairn in the browser', { timeout: 170_000 }, () => {
     await page.getByTestId('note-view').locator('h1.note-title', { hasText: 'Chunking' }).waitFor();
   });
 
+  test('headings are cited as the page shows them: no code ticks in a breadcrumb', async () => {
+    // The sample's "## `include_parent_headers`" is a code span in a heading.
+    await searchAndWait('include_parent_headers');
+    const hit = page.getByTestId('result-item').filter({ has: page.locator('.result-title', { hasText: 'Chunking' }) }).first();
+    assert.equal(await hit.locator('.breadcrumb').textContent(), 'Chunking › include_parent_headers');
+  });
+
   test('a passage of merged short sections is cited, and opened, at the part the query matched', async () => {
     // In the sample Glossary, "### Citation" is too short to stand alone: it shares a chunk with "### Chunk".
     await searchAndWait('where a passage came from');

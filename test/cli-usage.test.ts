@@ -124,6 +124,21 @@ describe('cairn on the command line', { timeout: 180_000 }, () => {
     assert.match(ask.stdout, new RegExp(`\\[1\\] ${shown} § Standing items \\(lines 3-3\\), also in ${others.slice(0, 3).join(', ')} and 2 more`));
   });
 
+  test('search names headings as the page shows them and shows the text around the match, as the app does', async () => {
+    const vault = path.join(cwd, 'shown');
+    await mkdir(vault, { recursive: true });
+    const filler = 'The committee met in the hall and talked at length about the weather and the hedges. '.repeat(5);
+    await writeFile(path.join(vault, 'Minutes.md'), `# Minutes\n\n## The \`rota\` for 2nd&ndash;4th weeks\n\n${filler}Then it agreed who waters the polytunnel.\n`);
+    const config = path.join(cwd, 'shown.toml');
+    await writeFile(config, '[embedding]\nadapt = false\n');
+    const run = await cairn(['search', 'polytunnel', '--vault', vault, '--data-dir', path.join(cwd, 'shown-index'), '--config', config]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^1\. Minutes\.md § Minutes › The rota for 2nd\u20134th weeks \(lines 1-5\)$/m);
+    const snippet = run.stdout.split('\n')[1]!;
+    assert.match(snippet, /^ {3}….*who waters the polytunnel\.$/);
+    assert.doesNotMatch(snippet, /##|`/);
+  });
+
   test('serve --port on a port in use says so in one line (no raw EADDRINUSE) and exits 1', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

@@ -13,6 +13,11 @@ describe('snippets', () => {
     assert.equal(text, 'Where · Note · harbour · the glossary and sizes · ☐ buy rope ☑ book ferry');
   });
 
+  it('bars in fenced code stay bars; a table beside the code still reads as cells', () => {
+    const text = plainText('Pipe the pages:\n\n```go-html-template\n{{ $p := where .Pages "Type" "news" | first 2 }}\n```\n\n~~~~sh\nls | sort\n~~~\n| still | code |\n~~~~\n\n| A | B |\n| --- | --- |\n| 1 | 2 |\n');
+    assert.equal(text, 'Pipe the pages: go-html-template {{ $p := where .Pages "Type" "news" | first 2 }} ~~~~sh ls | sort ~~~ | still | code | ~~~~ · A · B · 1 · 2');
+  });
+
   it('marks whole words the query matches, by prefix as the keyword search completes, never question words', () => {
     assert.deepEqual(marked('## Chunking\nChunks are split by heading; this sets the chunk size.', 'how do I set the chunk size like this'), ['Chunks', 'sets', 'chunk', 'size']);
   });

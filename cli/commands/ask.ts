@@ -3,7 +3,7 @@ import { answerQuestion } from '../../core/app/index.js';
 import type { Answer, Citation } from '../../core/contract/answer.js';
 import { withCommonOptions, type CommonOptions } from '../options.js';
 import { warn } from '../output.js';
-import { copiesLine, queryCommand, withUpdatedVault } from './vaultCommands.js';
+import { copiesLine, passagePlace, queryCommand, withUpdatedVault } from './vaultCommands.js';
 
 type AskOptions = CommonOptions & { k?: number; mode?: 'auto' | 'extractive' | 'llm'; update: boolean };
 
@@ -60,6 +60,6 @@ function formatAnswer(answer: Answer, streamed: boolean): string {
     }
     out += `${answer.answer}\n`;
   }
-  if (answer.citations.length) out += `\nSources:\n${answer.citations.map((c) => `[${c.n}] ${c.path} § ${c.headerPath.join(' › ') || c.title} (lines ${c.startLine}-${c.endLine})${c.sameText?.length ? `, also in ${copiesLine(c.sameText, (copy) => copy.path)}` : ''}`).join('\n')}\n`;
+  if (answer.citations.length) out += `\nSources:\n${answer.citations.map((c) => `[${c.n}] ${passagePlace(c)}${c.sameText?.length ? `, also in ${copiesLine(c.sameText, (copy) => copy.path)}` : ''}`).join('\n')}\n`;
   return out;
 }

@@ -5,6 +5,7 @@ import { adaptProgressReporter, describeSummary, progressReporter } from '../pro
 import { warn } from '../output.js';
 import { parseDay } from '../../core/contract/filters.js';
 import { namedCopies, SEARCH_MODES, type PassagePlace } from '../../core/contract/search.js';
+import { shownHeaderPath } from '../../core/contract/inlineText.js';
 
 /** Opens the vault the options name; always closed again (the embedder's worker thread) when `work` ends. */
 export async function withVault<T>(options: CommonOptions, work: (vault: CairnVault) => Promise<T>): Promise<T> {
@@ -207,13 +208,14 @@ function formatResults(response: SearchResponse, k: number | undefined): string 
     return `No results for "${response.query}".\n`;
   }
   const out = response.results.map((r, i) => {
-    const where = `${r.path} § ${r.headerPath.join(' › ') || r.title} (lines ${r.startLine}-${r.endLine})`;
+    const where = passagePlace(r);
     const why = [r.explain.exactTitle ? 'title' : '', r.explain.keywordRank ? `keyword #${r.explain.keywordRank}` : '', r.explain.vectorRank ? `vector #${r.explain.vectorRank}` : '', r.explain.sentence ? `sentence #${r.explain.sentence.rank}` : '', r.explain.graph ? `linked from ${r.explain.graph.from}` : '', r.explain.recency > 1 ? `recent ×${r.explain.recency}` : '']
       .filter(Boolean)
       .join(', ') || 'kept by the filters, newest first';
-    const snippet = r.text.replace(/\s+/g, ' ').slice(0, 240);
+    // The app's snippet: readable text around the first matched word, its own heading left to the line above.
+    const snippet = r.snippet.map((segment) => segment.text).join('');
     const copies = r.sameText?.length ? `\n   the same passage is also in ${copiesLine(r.sameText, (c) => `${c.path} (lines ${c.startLine}-${c.endLine})`)}` : '';
-    return `${response.offset + i + 1}. ${where}\n   ${snippet}${r.text.length > 240 ? '…' : ''}${copies}\n   score ${r.score.toFixed(4)} — ${why}`;
+    return `${response.offset + i + 1}. ${where}\n   ${snippet}${copies}\n   score ${r.score.toFixed(4)} — ${why}`;
   });
   return `${out.join('\n\n')}\n\n${pageLine(response, k)}\n`;
 }
@@ -259,4 +261,9 @@ function date(value: string, flag: string): number {
   const time = parseDay(value);
   if (time === undefined) throw new InvalidArgumentError(`${flag} expects a date like 2026-11-25, 2026-11 or 2026, got "${value}"`);
   return time;
+}
+
+/** "path § Header › Path (lines a-b)": where a passage is, as the CLI names it (its headings as the page shows them). */
+export function passagePlace(passage: { path: string; title: string; headerPath: readonly string[]; startLine: number; endLine: number }): string {
+  return `${passage.path} § ${shownHeaderPath(passage.headerPath).join(' › ') || passage.title} (lines ${passage.startLine}-${passage.endLine})`;
 }

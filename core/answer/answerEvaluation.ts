@@ -4,7 +4,7 @@
  * the question's `answer_hint`?
  */
 import { isRelevant, type EvalQuestion } from '../search/evaluation.js';
-import { renderInline } from '../search/answerUnits.js';
+import { renderInline } from '../contract/inlineText.js';
 import type { Answer } from '../contract/answer.js';
 
 export interface AnswerEvalQuestion extends EvalQuestion {

@@ -1,5 +1,5 @@
 import type { AnswerSource } from '../contract/answer.js';
-import { renderInline } from '../search/answerUnits.js';
+import { shownHeadings } from '../contract/inlineText.js';
 import type { AnswerVault } from './types.js';
 
 /**
@@ -36,8 +36,6 @@ export async function retrieveSources(vault: AnswerVault, question: string, k: n
 export function sourceLabel(source: Pick<AnswerSource, 'title' | 'headerPath' | 'path'>, startLine: number, endLine: number): string {
   // Never the folder path: the label is part of what is sent to a configured model.
   const title = source.title || source.path.slice(source.path.lastIndexOf('/') + 1);
-  // Most notes open with a heading that repeats their title: "Sorting § Sorting › Random sorting" says it twice.
-  // Headings read as the page shows them: no code ticks, emphasis markers or character references ("2nd&ndash;4th").
-  const headers = (source.headerPath[0] === title ? source.headerPath.slice(1) : source.headerPath).map((heading) => renderInline(heading) || heading);
+  const headers = shownHeadings(title, source.headerPath);
   return `${headers.length ? `${title} § ${headers.join(' › ')}` : title} (lines ${startLine}-${endLine})`;
 }

@@ -13,7 +13,7 @@ const WORD = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Ha
 /** The chunk's Markdown as one line of readable text. */
 export function plainText(markdown: string): string {
   return (
-    markdown
+    keepCodePipes(markdown)
       // The chunk's own heading is already shown as the breadcrumb.
       .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
       .replace(/^#{1,6}\s+/gm, '')
@@ -35,8 +35,25 @@ export function plainText(markdown: string): string {
       .replace(/(?:\s*·\s*)+/g, ' · ')
       .replace(/\s+/g, ' ')
       .replace(/^ · | · $/g, '')
+      .replace(/\u0001/g, '|')
       .trim()
   );
+}
+
+/** Bars in fenced code (`{{ .Pages | first 2 }}`, `ls | sort`) are code, not table cell borders: set aside as \u0001. */
+function keepCodePipes(markdown: string): string {
+  if (!markdown.includes('|') || !/^\s*(?:```|~~~)/m.test(markdown)) return markdown;
+  let fence: string | undefined;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+      if (fence === undefined && marker) fence = marker;
+      else if (fence !== undefined && marker?.[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+      else if (fence !== undefined) return line.replace(/\|/g, '\u0001');
+      return line;
+    })
+    .join('\n');
 }
 
 /**

@@ -2,6 +2,8 @@
 // text: paragraphs, lists, `code`, **strong**, *emphasis* and the [n] citation markers. Nothing of it is ever
 // parsed as HTML, and links are reduced to their text: an answer must not be able to point anywhere by itself.
 
+import { shownHeadings } from '../../../core/contract/inlineText.ts';
+
 export type Inline =
   | { kind: 'text'; text: string }
   | { kind: 'code'; text: string }
@@ -108,6 +110,6 @@ export function parseAnswer(text: string): Block[] {
 /** "Title § Header › Path": how a cited passage is named (a first heading repeating the title is left out). */
 export function passageLabel(source: { title: string; headerPath: string[]; path: string }): string {
   const title = source.title || source.path.slice(source.path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
-  const headers = source.headerPath[0] === title ? source.headerPath.slice(1) : source.headerPath;
+  const headers = shownHeadings(title, source.headerPath);
   return headers.length ? `${title} § ${headers.join(' › ')}` : title;
 }

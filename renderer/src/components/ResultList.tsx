@@ -2,6 +2,7 @@
 // passage word for word, and an expandable "why".
 import { useEffect, useRef } from 'react';
 import type { SearchResult } from '../../../core/contract/appApi.ts';
+import { shownHeaderPath } from '../../../core/contract/inlineText.ts';
 import { formatDate, lineRange } from '../format.ts';
 import { HighlightedSnippet } from './HighlightedSnippet.tsx';
 import { SameTextCopies } from './SameTextCopies.tsx';
@@ -26,7 +27,8 @@ export function ResultList({ results, query, selected, openChunkId, stale, onSel
   return (
     <ol className={`results${stale ? ' stale' : ''}`} role="listbox" aria-label="Results" aria-busy={stale} ref={listRef} data-testid="results" data-query={query}>
       {results.map((result, index) => {
-        const crumbs = result.headerPath.length ? result.headerPath : [result.title];
+        const shown = shownHeaderPath(result.headerPath);
+        const crumbs = shown.length ? shown : [result.title];
         return (
           <li
             key={result.chunkId}
