@@ -38,7 +38,7 @@ type Block = { kind: 'para' | 'item'; first: number; last: number };
 const MAX_ITEM_CHARS = 400;
 
 const QUOTE_PREFIX = /^(?: {0,3}> ?)+/;
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
+export const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const ATX_HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
 const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)\s*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
@@ -208,7 +208,7 @@ export function answerUnits(text: string, atNoteStart = false, openFence?: strin
   return units;
 }
 
-function closesFence(line: string, fence: string): boolean {
+export function closesFence(line: string, fence: string): boolean {
   return line.trimStart().startsWith(fence) && line.trim().replace(/[`~]/g, '') === '';
 }
 

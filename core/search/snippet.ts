@@ -3,6 +3,7 @@
 // marked is what the keyword search matches: a word whose terms one of the query's terms begins (as-you-type prefix).
 import type { SnippetSegment } from '../contract/search.js';
 import { foldAccents, tokenizeForSearch } from '../indices/searchTokenizer.js';
+import { closesFence, FENCE_OPEN } from './answerUnits.js';
 
 const WINDOW = 260;
 
@@ -42,15 +43,14 @@ export function plainText(markdown: string): string {
 
 /** Bars in fenced code (`{{ .Pages | first 2 }}`, `ls | sort`) are code, not table cell borders: set aside as \u0001. */
 function keepCodePipes(markdown: string): string {
-  if (!markdown.includes('|') || !/^\s*(?:```|~~~)/m.test(markdown)) return markdown;
+  if (!markdown.includes('|') || !/^ {0,3}(?:```|~~~)/m.test(markdown)) return markdown;
   let fence: string | undefined;
   return markdown
     .split('\n')
     .map((line) => {
-      const marker = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
-      if (fence === undefined && marker) fence = marker;
-      else if (fence !== undefined && marker?.[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
-      else if (fence !== undefined) return line.replace(/\|/g, '\u0001');
+      if (fence === undefined) fence = FENCE_OPEN.exec(line)?.[1];
+      else if (closesFence(line, fence)) fence = undefined;
+      else return line.replace(/\|/g, '\u0001');
       return line;
     })
     .join('\n');
