@@ -44,9 +44,12 @@ let workspace: Workspace;
 let server: ServeProcess;
 let browser: BrowserSession;
 
+// A note from an old Windows editor: Windows-1252 bytes (é, curly quotes), not UTF-8.
+const WINDOWS_1252 = Buffer.from('# Old recipes\n\nThe caf\xe9 au lait, \x93well stirred\x94.\n', 'latin1');
+
 describe('a hostile note, and a file that cannot be indexed', { timeout: 120_000 }, () => {
   before(async () => {
-    workspace = await createWorkspace({ extraNotes: { 'Untrusted HTML.md': HOSTILE, 'Attachments/Scan.md': 'PDF\u0000\u0001\u0002 not text' } });
+    workspace = await createWorkspace({ extraNotes: { 'Untrusted HTML.md': HOSTILE, 'Attachments/Scan.md': 'PDF\u0000\u0001\u0002 not text', 'Old recipes.md': WINDOWS_1252 } });
     ({ server, browser } = await startApp(workspace));
   });
 
@@ -89,16 +92,22 @@ describe('a hostile note, and a file that cannot be indexed', { timeout: 120_000
     await screenshot(page, 'hostile-note');
   });
 
-  test('files that failed are listed with their reasons', async () => {
+  test('files that failed are listed with their reasons, and notes read as Windows-1252 with theirs', async () => {
     const { page } = browser;
     const button = page.getByTestId('failed-files-button');
-    assert.match((await button.textContent()) ?? '', /1 file failed/);
+    assert.equal(await button.textContent(), '1 file failed, 1 note with a warning');
     await button.click();
     const dialog = page.getByTestId('failed-files');
     await dialog.waitFor();
     assert.match((await dialog.textContent()) ?? '', /Attachments\/Scan\.md.*binary/);
+    assert.match((await dialog.getByTestId('warned-files').textContent()) ?? '', /Old recipes\.md.*read as Windows-1252/);
     await screenshot(page, 'failed-files');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+
+    // Searched and shown with its accents and quotes.
+    await page.getByTestId('search-input').fill('café au lait');
+    await page.getByTestId('result-item').filter({ hasText: 'Old recipes' }).first().click();
+    await page.getByTestId('note-body').getByText('The café au lait, “well stirred”.').waitFor();
   });
 });

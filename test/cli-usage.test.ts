@@ -139,6 +139,24 @@ describe('cairn on the command line', { timeout: 180_000 }, () => {
     assert.doesNotMatch(snippet, /##|`/);
   });
 
+  test('index warns of a note read as Windows-1252, and status lists it apart from the files that failed', async () => {
+    const vault = path.join(cwd, 'encodings');
+    await mkdir(vault, { recursive: true });
+    await writeFile(path.join(vault, 'Old.md'), Buffer.from('# Old\n\nCaf\xe9 notes from \x93before\x94.\n', 'latin1'));
+    await writeFile(path.join(vault, 'Scan.md'), Buffer.from([0x25, 0x50, 0x00, 0x01]));
+    const config = path.join(cwd, 'encodings.toml');
+    await writeFile(config, '[embedding]\nadapt = false\n');
+    const common = ['--vault', vault, '--data-dir', path.join(cwd, 'encodings-index'), '--config', config];
+    const indexed = await cairn(['index', ...common]);
+    assert.equal(indexed.code, 0, indexed.stderr);
+    assert.match(indexed.stderr, /warning: Old\.md: not UTF-8: read as Windows-1252/);
+    const status = await cairn(['status', ...common]);
+    assert.match(status.stdout, /^note warning {3}Old\.md: not UTF-8: read as Windows-1252/m);
+    assert.match(status.stdout, /^failed {9}Scan\.md: .*binary/m);
+    const found = await cairn(['search', 'café before', ...common]);
+    assert.match(found.stdout, /Café notes from “before”\./);
+  });
+
   test('serve --port on a port in use says so in one line (no raw EADDRINUSE) and exits 1', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

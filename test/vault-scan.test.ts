@@ -230,7 +230,7 @@ describe('readNoteFile', () => {
     assert.equal(note.size, bytes.length);
   });
 
-  test('rejects binary files and invalid UTF-8', async () => {
+  test('rejects binary files; reads Windows-1252 and UTF-16 (see note-encodings.test.ts)', async () => {
     const binary = await entryFor('image.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
     await assert.rejects(readNoteFile(binary), (error: unknown) => {
       assert.ok(error instanceof NoteReadError);
@@ -239,10 +239,12 @@ describe('readNoteFile', () => {
       assert.match(error.message, /binary/);
       return true;
     });
-    const latin1 = await entryFor('latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    await assert.rejects(readNoteFile(latin1), (error: unknown) => error instanceof NoteReadError && /UTF-8/.test(error.message));
-    const utf16 = await entryFor('utf16.md', Buffer.from('\ufeffhi', 'utf16le'));
-    await assert.rejects(readNoteFile(utf16), (error: unknown) => error instanceof NoteReadError && /UTF-16/.test(error.message));
+    const latin1 = await readNoteFile(await entryFor('latin1.md', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])));
+    assert.equal(latin1.text, 'café\n');
+    assert.match(latin1.notice ?? '', /Windows-1252/);
+    const utf16 = await readNoteFile(await entryFor('utf16.md', Buffer.from('\ufeffhi', 'utf16le')));
+    assert.equal(utf16.text, 'hi');
+    assert.equal(utf16.notice, undefined);
   });
 
   test('a missing file is a NoteReadError', async () => {

@@ -184,7 +184,7 @@ export function registerVaultCommands(program: Command): void {
         `updated        ${status.manifest?.updatedAt ?? 'never'}`,
       ];
       if (status.pendingRebuild) lines.push(`rebuild needed ${status.pendingRebuild}`);
-      for (const f of status.failed) lines.push(`failed         ${f.path}: ${f.reason}`);
+      for (const f of status.failed) lines.push(`${f.indexed ? 'note warning' : 'failed      '}   ${f.path}: ${f.reason}`);
       for (const f of status.frontmatterErrors) lines.push(`front matter   ${f.path}: ${f.reason}`);
       for (const w of status.warnings ?? []) lines.push(`warning        ${w}`);
       if (status.unsaved) lines.push(`not saved      ${status.unsaved}`);

@@ -18,7 +18,7 @@ export function registerWatchCommand(program: Command): void {
             process.stdout.write(`${stamp()}  ${event.change.padEnd(7)} ${event.path}\n`);
             break;
           case 'file-failed':
-            process.stdout.write(`${stamp()}  failed  ${event.path}: ${event.reason}\n`);
+            process.stdout.write(`${stamp()}  ${event.indexed ? 'warning' : 'failed '} ${event.path}: ${event.reason}\n`);
             break;
           case 'config-applied':
             process.stdout.write(`${stamp()}  config applied${event.rebuild ? `; rebuilding (${event.rebuild})` : ''}\n`);

@@ -67,7 +67,7 @@ export class AppContext {
   async state(): Promise<AppState> {
     const status = this.vault ? await this.vault.statusWithManifest() : null;
     const failedFiles: FileStatus[] = [
-      ...(status?.failed.map((f) => ({ path: f.path, state: 'failed' as const, reason: f.reason })) ?? []),
+      ...(status?.failed.map((f) => ({ path: f.path, state: f.indexed ? ('indexed' as const) : ('failed' as const), reason: f.reason })) ?? []),
       ...[...this.live.pendingFiles].map((p) => ({ path: p, state: 'pending' as const })),
     ];
     return {

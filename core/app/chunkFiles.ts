@@ -62,7 +62,8 @@ export async function* chunkFiles(paths: string[], config: CairnConfig): AsyncGe
         yield { display: target.display, skipped: (error as Error).message };
         continue;
       }
-      yield { display: target.display, chunks: chunked.chunks, frontmatterError: chunked.frontmatterError, warning: chunked.warning };
+      const warning = [note.notice, chunked.warning].filter(Boolean).join('; ');
+      yield { display: target.display, chunks: chunked.chunks, frontmatterError: chunked.frontmatterError, ...(warning ? { warning } : {}) };
     }
   } finally {
     await chunker.close();

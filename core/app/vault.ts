@@ -409,7 +409,7 @@ export class CairnVault {
     // Compared with every chunk hash: computed once per status.
     const adaptationDue = this.adaptationDue();
     const faiss = faissStatus();
-    const failed = [...this.state.store.failures].map(([p, reason]) => ({ path: p, reason }));
+    const failed = [...this.state.store.failures].map(([p, reason]) => ({ path: p, reason, ...(this.state.store.note(p) ? { indexed: true as const } : {}) }));
     const frontmatterErrors = [...this.state.store.allNotes()].filter((n) => n.frontmatterError).map((n) => ({ path: n.path, reason: n.frontmatterError! }));
     return {
       vault: this.vaultPath,

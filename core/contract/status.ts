@@ -34,7 +34,8 @@ export type IndexEvent =
   | { type: 'rebuild-started'; reason: string }
   | { type: 'indexing-started'; files: number }
   | { type: 'progress'; phase: IndexPhase; done: number; total: number; currentFile?: string; etaSeconds?: number }
-  | { type: 'file-failed'; path: string; reason: string }
+  /** `indexed`: the note is indexed, and the reason is a warning about how it was read or chunked. */
+  | { type: 'file-failed'; path: string; reason: string; indexed?: true }
   | { type: 'indexing-finished'; summary: IndexSummary };
 
 export type IndexListener = (event: IndexEvent) => void;
@@ -77,7 +78,11 @@ export interface VaultStatus {
   /** Set when the next `index()` will rebuild everything, with the reason. */
   pendingRebuild?: string;
   manifest?: IndexManifestSummary;
-  failed: Array<{ path: string; reason: string }>;
+  /**
+   * Files not indexed, with the reason; and, with `indexed`, notes indexed with a warning about how they were read
+   * or chunked (read as Windows-1252, chunked as plain text).
+   */
+  failed: Array<{ path: string; reason: string; indexed?: true }>;
   frontmatterErrors: Array<{ path: string; reason: string }>;
   /** Why the index could not be saved, until a save succeeds: the changes since are in memory only. */
   unsaved?: string;

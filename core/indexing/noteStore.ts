@@ -283,16 +283,14 @@ export class NoteStore {
   static async read(bytes: Uint8Array, textsFile: string, scratchDir?: string, strings: StringTable = OWN_STRINGS): Promise<NoteStore> {
     const store = new NoteStore(textsFile, scratchDir);
     let lineNumber = 0;
-    let header = false;
+    let failures: Record<string, string> | undefined;
     try {
       await eachLine(bytes, (line, n) => {
         lineNumber = n;
         const value = JSON.parse(line) as unknown;
-        if (!header) {
-          const failures = (value as { failures?: Record<string, string> } | null)?.failures;
+        if (!failures) {
+          failures = (value as { failures?: Record<string, string> } | null)?.failures;
           if (n !== 1 || !failures) throw new Error('missing header line');
-          for (const [p, reason] of Object.entries(failures)) store.failures.set(p, reason);
-          header = true;
           return;
         }
         const record = value as NoteRecord;
@@ -307,7 +305,10 @@ export class NoteStore {
         for (const chunk of record.chunks) chunk.id = strings.of(chunk.id);
         store.add(record);
       });
-      if (!header) throw new Error('missing header line');
+      if (!failures) throw new Error('missing header line');
+      // After the notes: adding a note clears its entry, and an indexed note's entry is a warning that stays with it
+      // (read as Windows-1252, chunked as plain text) until the note is chunked again.
+      for (const [p, reason] of Object.entries(failures)) store.failures.set(p, reason);
       store.blocks.takeChanged();
     } catch (error) {
       throw new NoteStoreCorruptError(`${NOTES_FILE}:${Math.max(1, lineNumber)}: ${(error as Error).message}`);

@@ -321,7 +321,7 @@ export class VaultIndexer {
     }
     for (const [p, reason] of failures) {
       state.store.failures.set(p, reason);
-      listener({ type: 'file-failed', path: p, reason });
+      listener({ type: 'file-failed', path: p, reason, ...(state.store.note(p) ? { indexed: true as const } : {}) });
     }
 
     if (changedPaths.size > 0 || removed.size > 0 || touched > 0 || failureKey(state.store.failures) !== failuresBefore) this.unsaved = true;
@@ -419,7 +419,9 @@ export class VaultIndexer {
       ...(blockTexts ? { blockTexts } : {}),
       chunks: chunks.map(storedChunk),
     };
-    return { changed: { record, chunks, ...(blocksRead ? { blocksRead } : {}) }, ...(warning ? { warning } : {}) };
+    // How the file was read (not as UTF-8) and how it was chunked (as plain text) are both said with the note.
+    const said = [source.notice, warning].filter(Boolean).join('; ');
+    return { changed: { record, chunks, ...(blocksRead ? { blocksRead } : {}) }, ...(said ? { warning: said } : {}) };
   }
 
   /** Whether a block a chunked note shows reads differently now than when it was chunked. */

@@ -33,7 +33,7 @@ function fieldNote(n: number): string {
  * vocabulary in the background as the shipped config does; off unless asked, so that no re-embedding with an adapted
  * table starts in the middle of a test about something else.
  */
-export async function createWorkspace(options: { fieldNotes?: number; extraNotes?: Record<string, string>; noVaultInConfig?: boolean; adapt?: boolean } = {}): Promise<Workspace> {
+export async function createWorkspace(options: { fieldNotes?: number; extraNotes?: Record<string, string | Uint8Array>; noVaultInConfig?: boolean; adapt?: boolean } = {}): Promise<Workspace> {
   const root = await mkdtemp(path.join(tmpdir(), 'cairn-e2e-'));
   const vault = path.join(root, 'vault');
   const dataDir = path.join(root, 'data');

@@ -76,6 +76,7 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
   const { progress, adapting, state, failedFiles, configProblem } = model;
   const status = state?.status;
   const failed = failedFiles.filter((f) => f.state === 'failed');
+  const warned = failedFiles.filter((f) => f.state === 'indexed' && f.reason);
   const details = status
     ? [
         status.model,
@@ -141,9 +142,9 @@ export function IndexingStatus({ model, onShowFailed, onShowSettings }: Indexing
             config.toml has a problem
           </button>
         )}
-        {failed.length > 0 && (
+        {(failed.length > 0 || warned.length > 0) && (
           <button type="button" className="status-chip warning" onClick={onShowFailed} data-testid="failed-files-button">
-            {plural(failed.length, 'file')} failed
+            {[failed.length > 0 && `${plural(failed.length, 'file')} failed`, warned.length > 0 && `${plural(warned.length, 'note')} with a warning`].filter(Boolean).join(', ')}
           </button>
         )}
       </div>

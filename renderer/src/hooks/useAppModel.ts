@@ -60,7 +60,7 @@ function reduce(model: AppModel, event: UiEvent): AppModel {
     case 'progress':
       return { ...model, progress: event, eta: event.phase === 'persist' ? model.eta : nextEta(model.eta, event.etaSeconds, event.done, event.total, Date.now()) };
     case 'file-failed':
-      return { ...model, failedFiles: [...model.failedFiles.filter((f) => f.path !== event.path), { path: event.path, state: 'failed', reason: event.reason }] };
+      return { ...model, failedFiles: [...model.failedFiles.filter((f) => f.path !== event.path), { path: event.path, state: event.indexed ? 'indexed' : 'failed', reason: event.reason }] };
     case 'indexing-finished':
       return { ...model, progress: null, eta: NO_ETA, rebuilding: null, lastSummary: event.summary, revision: model.revision + 1, indexRevision: model.indexRevision + 1 };
     case 'note-changed':
