@@ -300,6 +300,17 @@ describe('front matter variants', () => {
     assert.equal(chunks[0].frontmatter.id, 'abc123');
   });
 
+  it('Hugo: TOML front matter gives the metadata and is neither a section nor chunk text', async () => {
+    const text = `+++\ntitle = "Render hooks"\ntags = ["templates", "markdown"]\ndate = 2024-03-01\n+++\n\n## Overview\n\n${paragraph(4)}\n`;
+    const chunks = await checked(text);
+    assert.equal(chunks.length, 1);
+    assert.equal(chunks[0].title, 'Render hooks');
+    assert.deepEqual(chunks[0].tags, ['templates', 'markdown']);
+    assert.deepEqual(chunks[0].headerPath, ['Overview']);
+    assert.equal(chunks[0].startLine, 7);
+    assert.ok(!chunks[0].text.includes('+++') && !chunks[0].text.includes('title ='));
+  });
+
   it('Logseq: page properties give the metadata and stay in the text', async () => {
     const text = `title:: Logseq Page\nalias:: lp, page\ntags:: notes\n\n- first block ${paragraph(2)}\n- second block\n`;
     const chunks = await checked(text);

@@ -94,6 +94,32 @@ describe('parseFrontmatter', () => {
     assert.equal(list.error?.line, 3);
   });
 
+  test('TOML front matter between +++ lines (Hugo, Zola): title, tags, aliases and dates as YAML gives them', () => {
+    const head = '+++\r\ntitle = "Hugo Page"\r\ntags = ["toml", "hugo"]\r\naliases = ["/old/"]\r\ndate = 2024-01-05\r\ndraft = false\r\n\r\n[params]\r\nauthor = "Ann"\r\n+++\r\n';
+    const text = `${head}# Body\r\n`;
+    const { frontmatter, metadata } = metadataOf('content/page.md', text);
+    assert.equal(frontmatter.error, undefined);
+    assert.equal(text.slice(frontmatter.end), '# Body\r\n');
+    assert.deepEqual(frontmatter.data, { title: 'Hugo Page', tags: ['toml', 'hugo'], aliases: ['/old/'], date: '2024-01-05', draft: false, params: { author: 'Ann' } });
+    assert.deepEqual(JSON.parse(JSON.stringify(frontmatter.data)), frontmatter.data);
+    assert.equal(metadata.title, 'Hugo Page');
+    assert.deepEqual(metadata.tags, ['toml', 'hugo']);
+    assert.equal(metadata.created, '2024-01-05');
+    // A YAML fence does not close TOML, nor the other way round: unclosed, it is body text.
+    assert.deepEqual(parseFrontmatter('+++\ntitle = "x"\n---\nbody'), { data: {}, end: 0 });
+    assert.deepEqual(parseFrontmatter('+++\n+++\nbody'), { data: {}, end: 8 });
+  });
+
+  test('malformed TOML keeps the block as metadata and reports the note line', () => {
+    const text = '+++\ntitle = "ok"\ntags = ["a", "b"\n+++\nbody';
+    const fm = parseFrontmatter(text);
+    assert.deepEqual(fm.data, {});
+    assert.equal(text.slice(fm.end), 'body');
+    assert.equal(fm.error?.line, 3);
+    assert.match(fm.error?.message ?? '', /\S/);
+    assert.doesNotMatch(fm.error?.message ?? '', /\n/);
+  });
+
   test('a __proto__ key stays data', () => {
     const fm = parseFrontmatter('---\n__proto__: {polluted: true}\n---\n');
     assert.equal(Object.getPrototypeOf(fm.data), Object.prototype);

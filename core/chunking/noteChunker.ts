@@ -15,7 +15,7 @@ import type { TokenCounter } from './tokenCounter.js';
 import type { Chunk, ChunkedNote, Chunker, ChunkPart, NoteInput } from './types.js';
 
 /** Bumped whenever the same input and config could produce different chunks; recorded in the manifest. */
-export const CHUNKER_VERSION = 6;
+export const CHUNKER_VERSION = 7;
 
 /**
  * Cuts notes into chunks: sections (chosen by the subclass) → force-split those beyond the size limit or

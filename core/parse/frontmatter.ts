@@ -1,3 +1,4 @@
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { parseDocument } from 'yaml';
 import { journalDateFromPath, journalTitle, pageNameFromPath } from './pageNames.js';
 
@@ -21,16 +22,18 @@ export interface NoteMetadata {
   frontmatter: Record<string, unknown>;
 }
 
-const OPENING_FENCE = /^(?:\uFEFF)?---[ \t]*(?:\r\n|\n|\r)/;
-const CLOSING_FENCE = /^(?:---|\.\.\.)[ \t]*$/;
+/** YAML between `---` lines (Obsidian, Jekyll, most tools), or TOML between `+++` lines (Hugo, Zola). */
+const OPENING_FENCE = /^(?:\uFEFF)?(---|\+\+\+)[ \t]*(?:\r\n|\n|\r)/;
+const CLOSING_FENCE = { '---': /^(?:---|\.\.\.)[ \t]*$/, '+++': /^\+\+\+[ \t]*$/ } as const;
 
 export function parseFrontmatter(text: string): Frontmatter {
   const opening = OPENING_FENCE.exec(text);
   if (!opening) return { data: {}, end: 0 };
   const contentStart = opening[0].length;
 
-  const closing = findClosingFence(text, contentStart);
+  const closing = findClosingFence(text, contentStart, CLOSING_FENCE[opening[1] as keyof typeof CLOSING_FENCE]);
   if (!closing) return { data: {}, end: 0 };
+  if (opening[1] === '+++') return tomlFrontmatter(text, contentStart, closing);
 
   const yamlSource = text.slice(contentStart, closing.start);
   // Errors found at end of input (an unclosed quote) belong to the last YAML line, not the fence.
@@ -62,11 +65,27 @@ export function parseFrontmatter(text: string): Frontmatter {
   return { data: toJsonSafe(value) as Record<string, unknown>, end: closing.end };
 }
 
-function findClosingFence(text: string, from: number): { start: number; end: number } | undefined {
+/** TOML front matter: a table of keys, as YAML's mapping is; a TOML error names its line in the note. */
+function tomlFrontmatter(text: string, contentStart: number, closing: { start: number; end: number }): Frontmatter {
+  const source = text.slice(contentStart, closing.start);
+  let value: Record<string, unknown>;
+  try {
+    value = parseToml(source);
+  } catch (error) {
+    // As for YAML: an error found at end of input (an unclosed list) belongs to the last TOML line, not the fence.
+    const lastLine = lineNumberAt(text, contentStart + Math.max(0, source.trimEnd().length - 1));
+    const line = Math.min(lastLine, lineNumberAt(text, contentStart) + (error instanceof TomlError ? error.line - 1 : 0));
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
+    return { data: {}, end: closing.end, error: { message, line } };
+  }
+  return { data: toJsonSafe(value) as Record<string, unknown>, end: closing.end };
+}
+
+function findClosingFence(text: string, from: number, fence: RegExp): { start: number; end: number } | undefined {
   let lineStart = from;
   while (lineStart <= text.length) {
     const { lineEnd, next } = lineBounds(text, lineStart);
-    if (CLOSING_FENCE.test(text.slice(lineStart, lineEnd))) return { start: lineStart, end: next };
+    if (fence.test(text.slice(lineStart, lineEnd))) return { start: lineStart, end: next };
     if (next === lineEnd) return undefined;
     lineStart = next;
   }

@@ -87,8 +87,11 @@ export function answerUnits(text: string, atNoteStart = false, openFence?: strin
     block = undefined;
   };
 
-  if (atNoteStart && lines[0]?.body.trimEnd() === '---') {
-    const close = lines.findIndex((l, n) => n > 0 && /^(?:---|\.\.\.)\s*$/.test(l.body));
+  // Front matter (YAML or TOML, as core/parse/frontmatter.ts reads it) is not prose.
+  const opening = atNoteStart ? lines[0]?.body.trimEnd() : undefined;
+  if (opening === '---' || opening === '+++') {
+    const closing = opening === '---' ? /^(?:---|\.\.\.)\s*$/ : /^\+\+\+\s*$/;
+    const close = lines.findIndex((l, n) => n > 0 && closing.test(l.body));
     if (close > 0) i = close + 1;
   }
 
