@@ -13,9 +13,14 @@ describe('snippets', () => {
     assert.equal(text, 'Where · Note · harbour · the glossary and sizes · ☐ buy rope ☑ book ferry');
   });
 
-  it('bars in fenced code stay bars; a table beside the code still reads as cells', () => {
+  it('fenced code reads as its text: bars stay bars, fence lines and info strings go; a table beside it still reads as cells', () => {
     const text = plainText('Pipe the pages:\n\n```go-html-template\n{{ $p := where .Pages "Type" "news" | first 2 }}\n```\n\n~~~~sh\nls | sort\n~~~\n| still | code |\n~~~~\n\n| A | B |\n| --- | --- |\n| 1 | 2 |\n');
-    assert.equal(text, 'Pipe the pages: go-html-template {{ $p := where .Pages "Type" "news" | first 2 }} ~~~~sh ls | sort ~~~ | still | code | ~~~~ · A · B · 1 · 2');
+    assert.equal(text, 'Pipe the pages: {{ $p := where .Pages "Type" "news" | first 2 }} ls | sort ~~~ | still | code | · A · B · 1 · 2');
+  });
+
+  it('reference links read as their text, and their definitions are left out', () => {
+    const text = plainText('See [the first][first] and [the last][] of them, and ![a chart][c].\n\n[first]: https://example.com/first "First"\n  [the last]: <https://example.com/last>\n[c]: chart.png\n');
+    assert.equal(text, 'See the first and the last of them, and a chart.');
   });
 
   it('marks whole words the query matches, by prefix as the keyword search completes, never question words', () => {

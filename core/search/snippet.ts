@@ -14,7 +14,7 @@ const WORD = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Ha
 /** The chunk's Markdown as one line of readable text. */
 export function plainText(markdown: string): string {
   return (
-    keepCodePipes(markdown)
+    codeAsText(markdown)
       // The chunk's own heading is already shown as the breadcrumb.
       .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
       .replace(/^#{1,6}\s+/gm, '')
@@ -29,6 +29,9 @@ export function plainText(markdown: string): string {
       .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
       .replace(/^\s*>\s?/gm, '')
       .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      // Reference links, full ([text][ref]) and collapsed ([text][]), then the definitions they refer to.
+      .replace(/!?\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+      .replace(/^ {0,3}\[[^\]]+\]:[ \t]+\S+.*$/gm, '')
       // Emphasis markers, but not the underscores inside words such as max_chunk_chars.
       .replace(/\*{1,3}([^*\n]+?)\*{1,3}/g, '$1')
       .replace(/(^|[^\p{L}\p{N}])_{1,3}([^_\n]+?)_{1,3}(?![\p{L}\p{N}])/gu, '$1$2')
@@ -41,17 +44,25 @@ export function plainText(markdown: string): string {
   );
 }
 
-/** Bars in fenced code (`{{ .Pages | first 2 }}`, `ls | sort`) are code, not table cell borders: set aside as \u0001. */
-function keepCodePipes(markdown: string): string {
-  if (!markdown.includes('|') || !/^ {0,3}(?:```|~~~)/m.test(markdown)) return markdown;
+/**
+ * Fenced code as its text: the fence lines (with their info string, "```go-html-template") left out, and bars inside
+ * (`{{ .Pages | first 2 }}`, `ls | sort`), which are code, not table cell borders, set aside as \u0001.
+ */
+function codeAsText(markdown: string): string {
+  if (!/^ {0,3}(?:```|~~~)/m.test(markdown)) return markdown;
   let fence: string | undefined;
   return markdown
     .split('\n')
     .map((line) => {
-      if (fence === undefined) fence = FENCE_OPEN.exec(line)?.[1];
-      else if (closesFence(line, fence)) fence = undefined;
-      else return line.replace(/\|/g, '\u0001');
-      return line;
+      if (fence === undefined) {
+        fence = FENCE_OPEN.exec(line)?.[1];
+        return fence === undefined ? line : '';
+      }
+      if (closesFence(line, fence)) {
+        fence = undefined;
+        return '';
+      }
+      return line.replace(/\|/g, '\u0001');
     })
     .join('\n');
 }
