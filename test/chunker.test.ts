@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chunkInvariantViolations } from '../core/chunking/chunkInvariants.js';
+import { hasShownText } from '../core/chunking/shownText.js';
 import { BasicTokenCounter } from '../core/chunking/tokenCounter.js';
 import type { Chunk } from '../core/chunking/types.js';
 import { chunkingConfig, chunkText, paragraph, words } from './support/chunking.js';
@@ -330,5 +331,42 @@ describe('front matter variants', () => {
     assert.equal(result.chunks.length, 1);
     assert.equal(result.chunks[0].title, 'bad');
     assert.ok(!result.chunks[0].text.includes('unclosed'));
+  });
+});
+
+describe('encoded data is not text', () => {
+  // Deterministic base64 (a drawing's compressed-json), wrapped as Excalidraw writes it.
+  const base64 = (bytes: number) => Buffer.from(Array.from({ length: bytes }, (_, i) => (i * 73 + 11) % 256)).toString('base64').replace(/(.{256})/g, '$1\n');
+  const shown = (chunks: Chunk[]) => chunks.filter(hasShownText);
+
+  it('an Excalidraw drawing: its data makes no searchable chunk, its text elements do', async () => {
+    const text = `---\nexcalidraw-plugin: parsed\n---\n# Excalidraw Data\n## Text Elements\nMy architecture sketch ^abc123\n\n%%\n## Drawing\n\`\`\`compressed-json\n${base64(20_000)}\n\`\`\`\n%%\n`;
+    const chunks = await checked(text);
+    assert.ok(chunks.length > 5, 'the data is still covered by chunks (cited in the note view)');
+    const searchable = shown(chunks);
+    assert.ok(searchable.some((c) => c.content.includes('My architecture sketch')));
+    for (const chunk of searchable) assert.doesNotMatch(chunk.content, /[A-Za-z0-9+/]{40}|compressed-json/, chunk.headerPath.join(' > '));
+  });
+
+  it('a data URI keeps its text and loses its payload; short or worded code stays text', async () => {
+    const image = `![the floor plan](data:image/png;base64,${base64(600).replace(/\n/g, '')})`;
+    const hash = `\`\`\`\n${'ab12'.repeat(16)}\n\`\`\``;
+    const code = `\`\`\`js\nconst token = "${'x'.repeat(1200)}"; // long, but code\n\`\`\``;
+    const [chunk] = await checked(`# Plan\n\n${image}\n\n${hash}\n\n${code}\n`, { max_chunk_chars: 4000 });
+    assert.match(chunk!.content, /!\[the floor plan\]\(data:image\/png;base64,\)/);
+    assert.ok(chunk!.content.includes('ab12'.repeat(16)));
+    assert.ok(chunk!.content.includes('x'.repeat(1200)));
+  });
+});
+
+describe('what a reading view hides', () => {
+  it('a block id ending a line is not shown, indexed or embedded; the same characters in code stay', async () => {
+    const text = '# Tasks\n\n- [ ] Water the ferns 📅 2021-04-09 ^e5bebf\n- Repot the cactus  ^osmf0zyhfsx3\n\n```\nx ^2\n```\n';
+    const [chunk] = await checked(text);
+    assert.doesNotMatch(chunk!.content, /\^e5bebf|\^osmf0zyhfsx3/);
+    assert.match(chunk!.content, /Water the ferns 📅 2021-04-09\n- Repot the cactus\n/);
+    assert.match(chunk!.content, /x \^2/);
+    // The source keeps the id: links to the block resolve against it.
+    assert.match(chunk!.text, /\^e5bebf/);
   });
 });

@@ -43,8 +43,8 @@ abstract class SectionChunker implements Chunker {
     const blocks = parseOutline(text, frontmatter.end, outline.headings.map((h) => h.start), html);
     const markdownCode = outline.codeRanges.filter(([start, end]) => !startsWithin(blocks.blocks, start, end));
     const ownBlockTexts = collectBlockTexts(text, blocks);
-    const edits = displayEdits(text, blocks, lookupIn(ownBlockTexts, note.blockTexts));
     const codeRanges = [...markdownCode, ...blocks.codeRanges].sort((a, b) => a[0] - b[0]);
+    const edits = displayEdits(text, blocks, lookupIn(ownBlockTexts, note.blockTexts), codeRanges);
     const parsed: ParsedNote = {
       text,
       bodyStart: frontmatter.end,

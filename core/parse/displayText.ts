@@ -26,10 +26,14 @@ const MACRO = /(`+)[^`]*?\1|\{\{([A-Za-z][\w-]*(?:[ \t][^{}\n]*)?)\}\}/g;
  *   read: never quoted as prose), the markers of prose ones (`#+BEGIN_NOTE`, `TIP`, `QUOTE`…) are dropped;
  * - macros: `{{embed ((uuid))}}` → the block's text, `{{embed [[page]]}}` → the page name, `{{cloze text}}` →
  *   text, any other (`{{query …}}`, `{{video …}}`, `{{renderer …}}`) is dropped: it is not prose;
- * - block references `((uuid))` → the referenced block's text (or "[missing block]"), `[label](((uuid)))` → label.
- * Nothing inside code is touched.
+ * - block references `((uuid))` → the referenced block's text (or "[missing block]"), `[label](((uuid)))` → label;
+ * - an Obsidian or Dendron block id at the end of a line (`… ^e5bebf`), which their reading views hide, goes;
+ * - encoded data is emptied, its lines kept: a fenced block of it (an Excalidraw drawing's `compressed-json`, a
+ *   pasted file), fence lines included, and the payload of a long `data:…;base64,` URI. It is not text: one drawing
+ *   made some 25 chunks and 9,000 keyword terms of base64 that prefix searches then matched.
+ * Nothing else inside code (`codeRanges`: every code range of the note, fenced or indented) is touched.
  */
-export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLookup): TextEdit[] {
+export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLookup, codeRanges: ReadonlyArray<readonly [number, number]> = outline.codeRanges): TextEdit[] {
   // A page's description keeps its value: only `description:: ` goes (a deletion, so a piece of a split line still reads right).
   const hidden = outline.propertyLines.map((line): [number, number] => [line.start, isShownProperty(line) ? valueStart(text, line) : withoutLineBreak(text, line.end)]);
   const edits: TextEdit[] = hidden.map(([start, end]) => ({ start, end, text: '' }));
@@ -56,6 +60,7 @@ export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLo
     from = Math.max(from, end);
   }
   scan(text.length);
+  for (const [start, end] of codeRanges) edits.push(...dataBlockEdits(text, start, end));
   edits.sort((a, b) => a.start - b.start || a.end - b.end);
   // Never two edits over one character (a marker line inside a property line cannot happen, but stay safe).
   let covered = 0;
@@ -66,9 +71,46 @@ export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLo
   });
 }
 
+/** A fenced block's opening line. */
+const FENCE_LINE = /^ {0,3}(?:`{3,}|~{3,})/;
+/** A line of encoded data: base64 (standard or URL-safe) or hex, no blanks inside. */
+const DATA_LINE = /^[ \t]*[A-Za-z0-9+/=_-]+[ \t]*\r?$/;
+/** Encoded data at least this long is not something to search by its words; a shorter block (a hash, a token in docs) stays text. */
+const MIN_DATA_CHARS = 1000;
+/** A block id (`[[note#^e5bebf]]` links to its line): a blank, a caret and the id, ending the line. */
+const BLOCK_ID = /[ \t]+\^[A-Za-z0-9-]+(?=\r?$)/gm;
+/** A data URI's base64 payload of at least this many characters (an embedded image). */
+const DATA_URI = /data:[\w.+-]+\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,([A-Za-z0-9+/=]{256,})/g;
+
+/** Every line of the fenced block at `[start, end)` emptied, when all it holds is encoded data (see MIN_DATA_CHARS). */
+function dataBlockEdits(text: string, start: number, end: number): TextEdit[] {
+  if (!FENCE_LINE.test(text.slice(start, Math.min(end, start + 8)))) return [];
+  const lines: Array<[number, number]> = [];
+  for (let at = start; at < end; ) {
+    const newline = text.indexOf('\n', at);
+    const lineEnd = newline === -1 || newline >= end ? end : newline;
+    lines.push([at, text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd]);
+    at = lineEnd + 1;
+  }
+  const closed = lines.length > 1 && FENCE_LINE.test(text.slice(lines.at(-1)![0], lines.at(-1)![1]));
+  const inner = lines.slice(1, closed ? -1 : undefined).filter(([a, b]) => /\S/.test(text.slice(a, b)));
+  let chars = 0;
+  for (const [a, b] of inner) {
+    if (!DATA_LINE.test(text.slice(a, b))) return [];
+    chars += b - a;
+  }
+  if (chars < MIN_DATA_CHARS) return [];
+  return lines.filter(([a, b]) => b > a).map(([a, b]) => ({ start: a, end: b, text: '' }));
+}
+
 function inlineEdits(text: string, from: number, to: number, lookup: BlockLookup): TextEdit[] {
   const edits: TextEdit[] = [];
   const segment = text.slice(from, to);
+  for (const match of segment.matchAll(BLOCK_ID)) edits.push({ start: from + match.index, end: from + match.index + match[0].length, text: '' });
+  for (const match of segment.matchAll(DATA_URI)) {
+    const payload = from + match.index + match[0].length - match[1]!.length;
+    edits.push({ start: payload, end: payload + match[1]!.length, text: '' });
+  }
   let last = 0;
   const refsUpTo = (end: number) => {
     for (const ref of findBlockRefs(text, lookup, from + last, from + end)) edits.push({ start: ref.start, end: ref.end, text: oneLine(ref.replacement) });
