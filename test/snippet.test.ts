@@ -18,6 +18,16 @@ describe('snippets', () => {
     assert.equal(text, 'Pipe the pages: {{ $p := where .Pages "Type" "news" | first 2 }} ls | sort ~~~ | still | code | · A · B · 1 · 2');
   });
 
+  it('inline Markdown and HTML read as the page shows them, as answers render them; code stays as written', () => {
+    const cases: Array<[string, string]> = [
+      ['> [!warning]- Back up first\n> Copy the ==vault folder== before you ~~delete~~ move it.\n', 'Back up first Copy the vault folder before you delete move it.'],
+      ['Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to copy.<!-- TODO: screenshot --> Then paste &ndash; done.\n', 'Press Ctrl + C to copy. Then paste – done.'],
+      ['A claim[^1] with a source.\n\n[^1]: The source, a footnote.\n', 'A claim with a source. The source, a footnote.'],
+      ['Markup:\n\n```html\n<div class="x">*not* emphasis</div>\n```\n', 'Markup: <div class="x">*not* emphasis</div>'],
+    ];
+    for (const [markdown, shown] of cases) assert.equal(plainText(markdown), shown);
+  });
+
   it('reference links read as their text, and their definitions are left out', () => {
     const text = plainText('See [the first][first] and [the last][] of them, and ![a chart][c].\n\n[first]: https://example.com/first "First"\n  [the last]: <https://example.com/last>\n[c]: chart.png\n');
     assert.equal(text, 'See the first and the last of them, and a chart.');

@@ -22,9 +22,11 @@ export function renderInline(text: string): string {
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[\^[^\]]+\]/g, '')
     .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
+    .replace(/!?\[([^\]]+)\]\[[^\]]*\]/g, '$1')
     .replace(/<(https?:\/\/[^>\s]+)>/g, '$1')
     .replace(/\{\{[<%][\s\S]*?[%>]\}\}/g, '')
+    // An HTML comment is not shown on the page (a to-do, a linter directive).
+    .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
     // A strong-emphasis marker left without its pair: the sentence ended inside the emphasis ("**due dates … urgency.**").

@@ -3,6 +3,7 @@
 // marked is what the keyword search matches: a word whose terms one of the query's terms begins (as-you-type prefix).
 import type { SnippetSegment } from '../contract/search.js';
 import { foldAccents, tokenizeForSearch } from '../indices/searchTokenizer.js';
+import { renderInline } from '../contract/inlineText.js';
 import { closesFence, FENCE_OPEN } from './answerUnits.js';
 
 const WINDOW = 260;
@@ -11,60 +12,60 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 /** A run of CJK text (matched as the index does with bigrams: a term anywhere in it), or a word with its joiners (`Get-ChildItem`, `Node.js`, `C++`). */
 const WORD = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ー々〆]+)|[$.]?[\p{L}\p{M}\p{N}_]+(?:[.\-+#][\p{L}\p{M}\p{N}_]+)*[+#]*/gu;
 
-/** The chunk's Markdown as one line of readable text. */
+/**
+ * The chunk's Markdown as one line of readable text: block syntax (headings, table borders, list and quote markers,
+ * callout types, reference definitions) dropped, inline Markdown rendered as answers and headings render it
+ * (`renderInline`), fenced code kept as its text.
+ */
 export function plainText(markdown: string): string {
-  return (
-    codeAsText(markdown)
-      // The chunk's own heading is already shown as the breadcrumb.
-      .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
-      .replace(/^#{1,6}\s+/gm, '')
-      // Wikilinks first: inside a table their alias bar is written "\|", which must not read as a cell border.
-      .replace(/!?\[\[([^\]|#\\]*)(?:#[^\]|\\]*)?(?:\\?\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
-      // Table separator rows, then cell borders (an escaped "\|" is a pipe in the text).
-      .replace(/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*$/gm, '')
-      .replace(/\s*(?<!\\)\|[ \t]*/g, ' · ')
-      .replace(/\\\|/g, '|')
-      // Task list boxes, then list bullets and numbers, quote markers.
-      .replace(/^(\s*(?:[-*+]|\d+[.)])\s+)\[([ xX])\]\s+/gm, (_m, bullet: string, mark: string) => `${bullet}${mark === ' ' ? '☐' : '☑'} `)
-      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
-      .replace(/^\s*>\s?/gm, '')
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-      // Reference links, full ([text][ref]) and collapsed ([text][]), then the definitions they refer to.
-      .replace(/!?\[([^\]]*)\]\[[^\]]*\]/g, '$1')
-      .replace(/^ {0,3}\[[^\]]+\]:[ \t]+\S+.*$/gm, '')
-      // Emphasis markers, but not the underscores inside words such as max_chunk_chars.
-      .replace(/\*{1,3}([^*\n]+?)\*{1,3}/g, '$1')
-      .replace(/(^|[^\p{L}\p{N}])_{1,3}([^_\n]+?)_{1,3}(?![\p{L}\p{N}])/gu, '$1$2')
-      .replace(/`+/g, '')
-      .replace(/(?:\s*·\s*)+/g, ' · ')
-      .replace(/\s+/g, ' ')
-      .replace(/^ · | · $/g, '')
-      .replace(/\u0001/g, '|')
-      .trim()
-  );
+  return codeAndProse(markdown)
+    .map(({ code, text }) => (code ? text.replace(/\s+/g, ' ').trim() : proseText(text)))
+    .filter(Boolean)
+    .join(' ')
+    .replace(/(?:\s*·\s*)+/g, ' · ')
+    .replace(/^ · | · $/g, '')
+    .trim();
 }
 
-/**
- * Fenced code as its text: the fence lines (with their info string, "```go-html-template") left out, and bars inside
- * (`{{ .Pages | first 2 }}`, `ls | sort`), which are code, not table cell borders, set aside as \u0001.
- */
-function codeAsText(markdown: string): string {
-  if (!/^ {0,3}(?:```|~~~)/m.test(markdown)) return markdown;
+function proseText(markdown: string): string {
+  const blocks = markdown
+    // The chunk's own heading is already shown as the breadcrumb.
+    .replace(/^(?:\s*#{1,6}\s[^\n]*\n)+/, '')
+    .replace(/^#{1,6}\s+/gm, '')
+    // Wikilinks first: inside a table their alias bar is written "\|", which must not read as a cell border.
+    .replace(/!?\[\[([^\]|#\\]*)(?:#[^\]|\\]*)?(?:\\?\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
+    // Table separator rows, then cell borders (an escaped "\|" is a pipe in the text).
+    .replace(/^\s*\|?(\s*:?-{3,}:?\s*\|)+\s*:?-{0,}:?\s*$/gm, '')
+    .replace(/\s*(?<!\\)\|[ \t]*/g, ' · ')
+    // Task list boxes, then list bullets and numbers, quote markers and callout types ("> [!note] Title").
+    .replace(/^(\s*(?:[-*+]|\d+[.)])\s+)\[([ xX])\]\s+/gm, (_m, bullet: string, mark: string) => `${bullet}${mark === ' ' ? '☐' : '☑'} `)
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/^(?:\s*>\s?)+/gm, '')
+    .replace(/^\[![\w-]+\][+-]?[ \t]*/gm, '')
+    // Link reference definitions ("[id]: https://… "Title""); footnote definitions ("[^1]: …") are text.
+    .replace(/^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/gm, '')
+    .replace(/^ {0,3}\[\^([^\]]+)\]:[ \t]*/gm, '');
+  return renderInline(blocks.replace(/\\\|/g, '\u0001')).replace(/\u0001/g, '|');
+}
+
+/** The text in runs of prose and of fenced code (its fence lines, with their info string, left out). */
+function codeAndProse(markdown: string): Array<{ code: boolean; text: string }> {
+  if (!/^ {0,3}(?:```|~~~)/m.test(markdown)) return [{ code: false, text: markdown }];
+  const runs: Array<{ code: boolean; lines: string[] }> = [];
+  const add = (code: boolean, line?: string) => {
+    if (runs.at(-1)?.code !== code) runs.push({ code, lines: [] });
+    if (line !== undefined) runs.at(-1)!.lines.push(line);
+  };
   let fence: string | undefined;
-  return markdown
-    .split('\n')
-    .map((line) => {
-      if (fence === undefined) {
-        fence = FENCE_OPEN.exec(line)?.[1];
-        return fence === undefined ? line : '';
-      }
-      if (closesFence(line, fence)) {
-        fence = undefined;
-        return '';
-      }
-      return line.replace(/\|/g, '\u0001');
-    })
-    .join('\n');
+  for (const line of markdown.split('\n')) {
+    if (fence === undefined) {
+      fence = FENCE_OPEN.exec(line)?.[1];
+      if (fence === undefined) add(false, line);
+      else add(true);
+    } else if (closesFence(line, fence)) fence = undefined;
+    else add(true, line);
+  }
+  return runs.map(({ code, lines }) => ({ code, text: lines.join('\n') }));
 }
 
 /**
