@@ -142,6 +142,14 @@ describe('a vault with notes in other encodings', { timeout: 120_000 }, () => {
       assert.match(failed.find((f) => f.path === 'recipes.md' && f.indexed)?.reason ?? '', /Windows-1252/);
       assert.match(failed.find((f) => f.path === 'ru.md' && !f.indexed)?.reason ?? '', /ru\.md.*not valid UTF-8/);
       assert.equal(failed.length, 2);
+      // Saved again as UTF-8, the note is read as such and its warning goes.
+      await writeFile(path.join(vault, 'recipes.md'), '# Recettes\n\nLe café crème du matin, “très bien”.\n');
+      await reopened.update(['recipes.md']);
+      assert.deepEqual(
+        reopened.status().failed.map((f) => f.path),
+        ['ru.md'],
+      );
+      assert.match((await reopened.search({ query: 'café crème', mode: 'keyword' })).results[0]?.text ?? '', /“très bien”/);
     } finally {
       await reopened.close();
     }

@@ -42,6 +42,8 @@ export interface NoteRecord {
   tags: string[];
   frontmatter: Record<string, unknown>;
   frontmatterError?: string;
+  /** How the file was read when not as UTF-8 (readNoteFile's notice): the same text saved as UTF-8 drops its warning. */
+  notice?: string;
   /** A journal page's day, ISO `YYYY-MM-DD`: the note's time for date filters and listing, instead of its mtime. */
   date?: string;
   /** The note's blocks that carry an `id::`, uuid → text: what `((uuid))` in other notes reads as. */

@@ -382,7 +382,7 @@ export class VaultIndexer {
     if (grown) return { failure: grown };
     const textHash = createHash('sha256').update(source.text).digest('hex');
     const known = this.deps.state.store.note(entry.path);
-    if (known && known.textHash === textHash && !force) {
+    if (known && known.textHash === textHash && known.notice === source.notice && !force) {
       // Touched but not changed (a sync tool, `touch`, a save without edits): remember the new identity only.
       known.size = source.size;
       known.mtimeMs = source.mtimeMs;
@@ -415,6 +415,7 @@ export class VaultIndexer {
       tags: metadata.tags,
       frontmatter: metadata.frontmatter,
       ...(frontmatterError ? { frontmatterError: `line ${frontmatterError.line}: ${frontmatterError.message}` } : {}),
+      ...(source.notice ? { notice: source.notice } : {}),
       ...(metadata.date ? { date: metadata.date } : {}),
       ...(blockTexts ? { blockTexts } : {}),
       chunks: chunks.map(storedChunk),
