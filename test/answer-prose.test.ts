@@ -17,6 +17,7 @@ describe('answer units read as prose', () => {
     assert.equal(renderInline('See [[Filters#Due date|the due filter]], [[Sorting]], [[Grouping#By path]] and [docs](https://x.org/a_(b)).'), 'See the due filter, Sorting, Grouping > By path and docs.');
     assert.equal(renderInline('Code keeps its markers: `**not bold**` and snake_case_names stay, \\*escaped\\* too.'), 'Code keeps its markers: **not bold** and snake_case_names stay, *escaped* too.');
     assert.equal(renderInline('An image ![a cat](cat.png) and an embed ![[cat.png]] line<br>break {{< new-in 0.1 >}}.'), 'An image a cat and an embed line break .');
+    assert.equal(renderInline('A [reference link][ref], ![a chart][c] and<!-- a hidden comment --> text.'), 'A reference link, a chart and text.');
   });
 
   it('turn table rows into "header: cell" prose and never quote the header row', () => {
@@ -87,8 +88,10 @@ describe('answer units read as prose', () => {
       '{{% /note %}}',
       '',
       '[Content Security Policies]: https://developer.mozilla.org/en-US/docs/Web/HTTP/CSP',
+      '',
+      '[^csp]: A footnote is prose, and is read without its label.',
     ].join('\n');
-    assert.deepEqual(answerUnits(text).map((u) => u.plain), ['Set the option in the site configuration.', 'Inline shortcodes are off by default.']);
+    assert.deepEqual(answerUnits(text).map((u) => u.plain), ['Set the option in the site configuration.', 'Inline shortcodes are off by default.', 'A footnote is prose, and is read without its label.']);
   });
 
   it('render text without markup characters the way the full rules do (their quick path)', () => {

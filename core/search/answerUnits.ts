@@ -50,8 +50,12 @@ const LONE_HTML_TAG = /^\s*<\/?[A-Za-z][^>]*>\s*$/;
 /** An image or embed opening a line: a picture and its caption, not a statement. */
 const IMAGE_LINE = /^\s*!\[/;
 const HAS_WORD = /[\p{L}\p{N}]/u;
-/** "[label]: https://…": a link reference definition is an address for links elsewhere, not prose. */
-const LINK_DEFINITION = /^ {0,3}\[[^\]]+\]:\s*\S+/;
+/**
+ * "[label]: https://…": a link reference definition is an address for links elsewhere, not prose. A footnote's
+ * ("[^1]: The source …") is prose: read without its label.
+ */
+const LINK_DEFINITION = /^ {0,3}\[(?!\^)[^\]]+\]:\s*\S+/;
+const FOOTNOTE_LABEL = /^ {0,3}\[\^[^\]]+\]:[ \t]*/;
 /**
  * A Hugo shortcode opening on its own line with angle brackets ("{{< highlight go >}}"): its content is passed
  * on raw, not as Markdown (code, configuration), unlike "{{% … %}}", whose content is prose.
@@ -327,7 +331,7 @@ export function plainText(raw: string): string {
   return renderInline(
     raw
       .split(/\r?\n/)
-      .map((line) => line.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, ''))
+      .map((line) => line.replace(QUOTE_PREFIX, '').replace(LIST_MARKER, '').replace(FOOTNOTE_LABEL, ''))
       .join(' '),
   );
 }
