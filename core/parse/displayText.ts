@@ -33,7 +33,7 @@ const MACRO = /(`+)[^`]*?\1|\{\{([A-Za-z][\w-]*(?:[ \t][^{}\n]*)?)\}\}/g;
  *   made some 25 chunks and 9,000 keyword terms of base64 that prefix searches then matched.
  * Nothing else inside code (`codeRanges`: every code range of the note, fenced or indented) is touched.
  */
-export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLookup, codeRanges: ReadonlyArray<readonly [number, number]> = outline.codeRanges): TextEdit[] {
+export function displayEdits(text: string, outline: NoteOutline, lookup: BlockLookup, codeRanges: ReadonlyArray<readonly [number, number]>): TextEdit[] {
   // A page's description keeps its value: only `description:: ` goes (a deletion, so a piece of a split line still reads right).
   const hidden = outline.propertyLines.map((line): [number, number] => [line.start, isShownProperty(line) ? valueStart(text, line) : withoutLineBreak(text, line.end)]);
   const edits: TextEdit[] = hidden.map(([start, end]) => ({ start, end, text: '' }));

@@ -55,7 +55,7 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
  * ("[^1]: The source …") is prose: read without its label.
  */
 const LINK_DEFINITION = /^ {0,3}\[(?!\^)[^\]]+\]:\s*\S+/;
-const FOOTNOTE_LABEL = /^ {0,3}\[\^[^\]]+\]:[ \t]*/;
+export const FOOTNOTE_LABEL = /^ {0,3}\[\^[^\]]+\]:[ \t]*/;
 /**
  * A Hugo shortcode opening on its own line with angle brackets ("{{< highlight go >}}"): its content is passed
  * on raw, not as Markdown (code, configuration), unlike "{{% … %}}", whose content is prose.

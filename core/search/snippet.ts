@@ -4,9 +4,11 @@
 import type { SnippetSegment } from '../contract/search.js';
 import { foldAccents, tokenizeForSearch } from '../indices/searchTokenizer.js';
 import { renderInline } from '../contract/inlineText.js';
-import { closesFence, FENCE_OPEN } from './answerUnits.js';
+import { closesFence, FENCE_OPEN, FOOTNOTE_LABEL } from './answerUnits.js';
 
 const WINDOW = 260;
+/** Footnote labels ("[^1]: ") on any line: answers read a footnote without its label too. */
+const FOOTNOTE_LABELS = new RegExp(FOOTNOTE_LABEL.source, 'gm');
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 /** A run of CJK text (matched as the index does with bigrams: a term anywhere in it), or a word with its joiners (`Get-ChildItem`, `Node.js`, `C++`). */
@@ -44,7 +46,7 @@ function proseText(markdown: string): string {
     .replace(/^\[![\w-]+\][+-]?[ \t]*/gm, '')
     // Link reference definitions ("[id]: https://… "Title""); footnote definitions ("[^1]: …") are text.
     .replace(/^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$/gm, '')
-    .replace(/^ {0,3}\[\^([^\]]+)\]:[ \t]*/gm, '');
+    .replace(FOOTNOTE_LABELS, '');
   return renderInline(blocks.replace(/\\\|/g, '\u0001')).replace(/\u0001/g, '|');
 }
 
