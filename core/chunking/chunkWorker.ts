@@ -6,6 +6,7 @@ import { createChunker } from './createChunker.js';
 import { ReusingOutliner } from './reusingOutliner.js';
 import { SafeOutliner } from './safeOutliner.js';
 import { BasicTokenCounter, ModelTokenCounter } from './tokenCounter.js';
+import { lowerThreadPriority } from '../process/priority.js';
 import type { ChunkedNote, NoteInput } from './types.js';
 
 export interface ChunkWorkerInit {
@@ -31,6 +32,8 @@ export interface ChunkRequest {
 export type ChunkReply = { ready: true } | ({ id: number; recycle: boolean } & ({ result: ChunkedNote; outline?: string } | { error: string }));
 
 const { config, window, tokenizerDir } = workerData as ChunkWorkerInit;
+// Chunking is background work: the indexer's thread, which answers searches, goes first (see priority.ts).
+lowerThreadPriority();
 const safe = await SafeOutliner.create();
 const outliner = new ReusingOutliner(safe);
 const tokens = tokenizerDir ? await ModelTokenCounter.load(tokenizerDir, window) : new BasicTokenCounter(window);

@@ -160,11 +160,14 @@ export class PendingTexts<K extends object> {
     // Pinned until the texts written are counted in it: a delete meanwhile must not close it.
     file.pins++;
     try {
+      const turns = new TimeSlices();
       for (let from = 0; from < batch.length; ) {
-        const turn = new TimeSlices();
+        // Each step in a turn of its own, taken in order with the other passes: the first began inside the turn of the
+        // pass that put the text, and a step resumed by the file's write ran in the same turn as another pass's.
+        await turns.next();
         const lines: Buffer[] = [];
         do lines.push(textsLine(batch[from + lines.length]![1]));
-        while (from + lines.length < batch.length && !turn.due());
+        while (from + lines.length < batch.length && !turns.due());
         let at = await file.append(Buffer.concat(lines.flatMap((line) => [line, NEWLINE])));
         lines.forEach((line, i) => {
           const [key, texts] = batch[from + i]!;

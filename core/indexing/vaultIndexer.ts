@@ -264,6 +264,8 @@ export class VaultIndexer {
       });
       const chunking: Array<Promise<ChunkOutcome> | ChunkOutcome> = [];
       const turns = new TimeSlices();
+      // Resumed by the last read, perhaps in the turn of another pass: this one waits for its own.
+      await turns.next();
       for (const [j, read] of reads.entries()) {
         chunking.push('source' in read ? this.chunkRead(batch[j], read) : read);
         if (turns.due()) await turns.next();
@@ -494,6 +496,8 @@ export class VaultIndexer {
       const embedPassages = embedder.embedPassages?.bind(embedder) ?? embedder.embed.bind(embedder);
       const embedded = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
       const turns = new TimeSlices();
+      // The vectors arrive as a message, maybe in the middle of another pass's turn: this one waits for its own.
+      await turns.next();
       for (const [i, hash] of hashes.entries()) {
         cache.set(hash, embedded[i]);
         vectors.set(hash, embedded[i]);
@@ -551,7 +555,8 @@ export class VaultIndexer {
     }
     // Vectors in one call: a removal compacts the whole store whatever its count, so removing a batch's chunks a few
     // hundred at a time compacted it once per few hundred (at 200,000 vectors, 3.6 s for 50,000 removals, against
-    // 0.2 s at once).
+    // 0.2 s at once). It starts a turn of its own: after the loop above's turn it held the event loop for 110 ms.
+    if (gone.length > 0) await turns.next();
     state.vectors.remove(gone);
     for (let from = 0; from < gone.length; from += REMOVALS_PER_STEP) {
       state.keyword.remove(gone.slice(from, from + REMOVALS_PER_STEP));
@@ -599,6 +604,8 @@ export class VaultIndexer {
     const { state } = this.deps;
     const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
     const turns = new TimeSlices();
+    // Called when a batch's vectors arrive: another pass may be in the middle of its turn. This one waits for its own.
+    await turns.next();
     for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {
       const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id) && vectors.has(c.hash));
       state.vectors.upsert(current.map((c) => ({ id: c.id, vector: vectors.get(c.hash)! })));

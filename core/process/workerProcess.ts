@@ -2,6 +2,7 @@
 // sources (tests, bin/cairn) the module is a .ts file run through tsx; built (Electron), it is the .js beside the caller.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { lowerProcessPriority } from './priority.js';
 
 const stderrTails = new WeakMap<ChildProcess, string>();
 
@@ -13,6 +14,8 @@ export function forkWorkerProcess(callerUrl: string, name: string, env: NodeJS.P
   const execArgv = [...workerExecArgv(process.execArgv), ...(fromSources ? ['--import', import.meta.resolve('tsx')] : [])];
   // 'advanced' serialization carries typed arrays as binary, not as JSON arrays.
   const worker = fork(entry, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  // Each of these processes is background work (embedding, graph builds, adaptation): see priority.ts.
+  lowerProcessPriority(worker.pid);
   // stderr goes on to ours, and its tail names the error when the worker dies.
   worker.stderr?.on('data', (chunk: Buffer) => {
     process.stderr.write(chunk);

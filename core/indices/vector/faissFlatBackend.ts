@@ -18,14 +18,20 @@ const MIN_RESCORED = 64;
 const FLOAT_MARGIN = 16;
 /** SQ8 learns each dimension's range from a sample of rows (spread over the store); outliers are clipped, re-scoring repairs the order. */
 const TRAINING_ROWS = 2048;
-/** Rows added between two looks at the clock while an index is built from the store: 8-bit codes, float rows (a copy). */
+/**
+ * Rows added between two looks at the clock while an index is built from the store: 8-bit codes, float rows (a copy:
+ * 10,000 of them took 14-16 ms alone, but 60 ms inside a re-chunk at 50k, its longest hold; 1,000 at a time took as
+ * long in all, at most 8 ms a step alone).
+ */
 const CODED_ROWS_PER_STEP = 2000;
-const FLOAT_ROWS_PER_STEP = 10_000;
+const FLOAT_ROWS_PER_STEP = 1000;
 /**
  * faiss's removeIds checks every row of a flat index against every label removed (about 0.6 ns a pair on the project
  * machine: 7,500 labels of 51,293 rows held the event loop for 204 ms). Past this many pairs, about 50 ms, the index
  * is built again from the store in turns instead, searched exactly meanwhile. Not for fewer: the index it replaces
- * keeps its memory until the garbage collector finds it (faiss-node frees an index only then).
+ * keeps its memory until the garbage collector finds it (faiss-node frees an index only then; at 40 million pairs a
+ * re-chunk at 50k peaked some 50 MB higher). The indexer removes in a turn of its own, so the 50 ms are not added to
+ * another pass's.
  */
 const REMOVE_IN_PLACE_PAIRS = 80_000_000;
 
@@ -148,6 +154,10 @@ export class FaissFlatEngine implements SearchEngine {
     else addFlatRows(this.faiss, this.index, this.store.data(), this.store.dims, from, to);
   }
 
+  private rowsPerStep(): number {
+    return this.quantised ? CODED_ROWS_PER_STEP : FLOAT_ROWS_PER_STEP;
+  }
+
   /** An empty index of the right form (8-bit ranges learnt from a sample of the store); the rows follow in turns. */
   private buildFromStore(): FaissIndex {
     const { dims, size } = this.store;
@@ -172,8 +182,10 @@ export class FaissFlatEngine implements SearchEngine {
    */
   private async addStoreRows(build: number): Promise<void> {
     const turns = new TimeSlices();
+    // A build is begun inside another pass's turn (a removal while indexing): past one step, the rows wait for turns of their own.
+    if (this.store.size - this.built > this.rowsPerStep()) await turns.next();
     while (build === this.builds && this.built < this.store.size) {
-      const to = Math.min(this.store.size, this.built + (this.quantised ? CODED_ROWS_PER_STEP : FLOAT_ROWS_PER_STEP));
+      const to = Math.min(this.store.size, this.built + this.rowsPerStep());
       this.addRows(this.built, to);
       this.built = to;
       if (turns.due()) await turns.next();
