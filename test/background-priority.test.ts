@@ -42,7 +42,7 @@ describe('background priority', { timeout: 60_000 }, () => {
   });
 
   it('starts worker processes at the background niceness', async () => {
-    const child = forkWorkerProcess(new URL('./support/x.ts', import.meta.url).href, 'idleChild');
+    const child = forkWorkerProcess(new URL('./support/idleChild.ts', import.meta.url).href, 'idleChild');
     try {
       assert.equal(os.getPriority(child.pid!), BACKGROUND_NICE);
       assert.notEqual(os.getPriority(), BACKGROUND_NICE);

@@ -263,9 +263,7 @@ export class VaultIndexer {
         if (done % NOTES_IN_FLIGHT === 0 && !embeddingBatch) progress('chunk', from + done, batch[done]?.path);
       });
       const chunking: Array<Promise<ChunkOutcome> | ChunkOutcome> = [];
-      const turns = new TimeSlices();
-      // Resumed by the last read, perhaps in the turn of another pass: this one waits for its own.
-      await turns.next();
+      const turns = await TimeSlices.inTurn();
       for (const [j, read] of reads.entries()) {
         chunking.push('source' in read ? this.chunkRead(batch[j], read) : read);
         if (turns.due()) await turns.next();
@@ -495,9 +493,7 @@ export class VaultIndexer {
       // Chunk texts are passages: the model's passage prefix, not its query prefix (e5's "passage: ").
       const embedPassages = embedder.embedPassages?.bind(embedder) ?? embedder.embed.bind(embedder);
       const embedded = await embedPassages([...missing.values()], ({ done, total }) => onProgress(done, total));
-      const turns = new TimeSlices();
-      // The vectors arrive as a message, maybe in the middle of another pass's turn: this one waits for its own.
-      await turns.next();
+      const turns = await TimeSlices.inTurn();
       for (const [i, hash] of hashes.entries()) {
         cache.set(hash, embedded[i]);
         vectors.set(hash, embedded[i]);
@@ -603,9 +599,7 @@ export class VaultIndexer {
   private async applyVectors(changed: ChangedNote[], vectors: ReadonlyMap<string, Float32Array>): Promise<void> {
     const { state } = this.deps;
     const shown = changed.flatMap(({ chunks }) => chunks).filter(hasShownText);
-    const turns = new TimeSlices();
-    // Called when a batch's vectors arrive: another pass may be in the middle of its turn. This one waits for its own.
-    await turns.next();
+    const turns = await TimeSlices.inTurn();
     for (let from = 0; from < shown.length; from += VECTORS_PER_STEP) {
       const current = shown.slice(from, from + VECTORS_PER_STEP).filter((c) => state.store.chunk(c.id) && !state.vectors.has(c.id) && vectors.has(c.hash));
       state.vectors.upsert(current.map((c) => ({ id: c.id, vector: vectors.get(c.hash)! })));

@@ -1,5 +1,5 @@
 // Background work runs at a lower CPU priority than the thread that answers searches. On a 2-core machine a first
-// index keeps two chunker threads and the embedding process busy beside the main thread: at one priority the main
+// index keeps its chunker threads and the embedding process busy beside the main thread: at one priority the main
 // thread waited its turn for the CPU, up to 80-110 ms with nothing of its own to run (a 50k cold index), and a
 // search typed meanwhile waited as long. Lowered, the background yields the core whenever the main thread has work,
 // and takes all of it otherwise.
