@@ -495,6 +495,38 @@ describe('serialisation', () => {
     assert.deepEqual(await savedForm(loaded), await savedForm(original), 'the same edits give the same postings');
   });
 
+  test('title rows name chunks by short id; an index of version 3, which named them by chunk id, loads the same and saves as version 4', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => doc(`notes/n${i % 40}.md#${i}`, `word${i % 13} text`, { title: `Page ${i % 40}`, aliases: i % 7 === 0 ? ['Seven'] : [] }));
+    const original = indexOf(many);
+    original.remove(['notes/n3.md#3', 'notes/n7.md#7']);
+    const lines = await linesOf(original);
+    const header = JSON.parse(lines[0]!) as { version: number };
+    assert.equal(header.version, 4);
+    const table = (line: string) => JSON.parse(line) as Record<string, Array<[unknown, unknown]>>;
+    const titleRows = lines.filter((line) => line.startsWith('{"titles"')).flatMap((line) => table(line).titles!);
+    assert.ok(titleRows.length > 40 && titleRows.every(([key, docs]) => typeof key === 'string' && Array.isArray(docs) && docs.every(Number.isInteger)));
+
+    // The same index as version 3 wrote it: each title row's short ids as the chunk ids the id table gives them.
+    const idOf = new Map(lines.filter((line) => line.startsWith('{"documentIds"')).flatMap((line) => table(line).documentIds!) as Array<[number, string]>);
+    const v3 = lines.map((line, n) => {
+      if (n === 0) return `${JSON.stringify({ ...JSON.parse(line), version: 3 })}\n`;
+      if (!line.startsWith('{"titles"')) return line;
+      return `${JSON.stringify({ titles: table(line).titles!.map(([key, docs]) => [key, (docs as number[]).map((d) => idOf.get(d)!)]) })}\n`;
+    });
+    assert.ok(v3.join('').includes('"notes/n0.md#0"'), 'the converted title rows name chunk ids');
+    const loaded = await KeywordIndex.read(Buffer.from(v3.join('')));
+    for (const query of ['Page 12', 'page 3', 'Seven', 'word5', 'n7']) assert.deepEqual(loaded.search(query, 20), original.search(query, 20), query);
+    assert.deepEqual(await savedForm(loaded), await savedForm(original), 'saved again, as version 4');
+
+    // Version 4 with a title row naming a chunk by id, or a short id no chunk has, is damaged.
+    const withTitles = (rows: unknown) => lines.map((line) => (line.startsWith('{"titles"') ? `${JSON.stringify({ titles: rows })}\n` : line)).join('');
+    const rows = (docs: unknown[]) => [...titleRows.slice(0, titleRows.length - 1), ['page 1', docs]];
+    await KeywordIndex.read(Buffer.from(withTitles(titleRows))); // sanity: the rows as written load
+    for (const docs of [['notes/n1.md#1'], [9999], [-1], [1.5]]) {
+      await assert.rejects(KeywordIndex.read(Buffer.from(withTitles(rows(docs)))), /title map names an unknown chunk/, JSON.stringify(docs));
+    }
+  });
+
   test('corrupt input throws KeywordIndexCorruptError', async () => {
     const [headerLine, ...rest] = await linesOf(indexOf(docs));
     const header = JSON.parse(headerLine);

@@ -2,10 +2,12 @@
  * The keyword index file: lines of JSON. A short header first (format, version, counts, MiniSearch's settings),
  * then MiniSearch's document tables and the title map, a few thousand entries a line, each line an object naming
  * its table (`{"documentIds":[[shortId,"chunk id"],…]}`, `{"fieldLength":[[shortId,[lengths]],…]}`,
- * `{"titles":[["key",["chunk id",…]],…]}`, a key shared by many chunks in several rows), then the postings, a few
+ * `{"titles":[["key",[shortId,…]],…]}`, a key shared by many chunks in several rows), then the postings, a few
  * thousand terms a line, each term's postings per field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
  * long nor needs one giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one
- * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used.
+ * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used. Version 3 named a title's
+ * chunks by id, each id then parsed and looked up once more (at 50,000 chunks some 3 MB of the file and 80 ms of the
+ * load); it is still read, and the next save writes version 4.
  */
 import type { AsPlainObject } from 'minisearch';
 import { eachLine } from '../lineFile.js';
@@ -23,7 +25,9 @@ export class KeywordIndexCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-keyword-index';
-const FORMAT_VERSION = 3;
+const FORMAT_VERSION = 4;
+/** Title rows naming chunks by id rather than short id: read, never written. */
+const CHUNK_ID_TITLES_VERSION = 3;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
 const TERMS_PER_LINE = 2000;
@@ -48,9 +52,9 @@ export async function* keywordIndexLines(index: ChunkPostings, titles: TitleKeys
   yield `${JSON.stringify({ format: FORMAT, version: FORMAT_VERSION, terms, titles: titleRows, miniSearch: index.plain() })}\n`;
   yield* tableLines('documentIds', index.documentIds(), ([doc, id]) => `[${doc},${JSON.stringify(id)}]`, turns);
   yield* tableLines('fieldLength', index.fieldLengthRows(), (doc) => `[${doc},${index.fieldLengthJson(doc)}]`, turns);
-  const rows = function* (): Generator<[string, string[]]> {
+  const rows = function* (): Generator<[string, number[]]> {
     for (const [key, docs] of titleEntries) {
-      for (let i = 0; i < docs.length; i += TITLE_IDS_PER_ROW) yield [key, docs.slice(i, i + TITLE_IDS_PER_ROW).map((doc) => index.idOf(doc)!)];
+      for (let i = 0; i < docs.length; i += TITLE_IDS_PER_ROW) yield [key, docs.slice(i, i + TITLE_IDS_PER_ROW)];
     }
   };
   yield* tableLines('titles', rows(), (row) => JSON.stringify(row), turns);
@@ -213,7 +217,7 @@ export async function readKeywordIndex(bytes: Uint8Array, strings: StringTable =
       terms += parsed.length;
     } else {
       const [table, entries] = tableOf(parsed, lineNumber);
-      if (table === 'titles') titleRows += loadTitles(entries, loaded.index, titles);
+      if (table === 'titles') titleRows += loadTitles(entries, loaded.index, titles, loaded.header.version);
       else loadTable(table, entries, loaded.index, strings);
     }
   });
@@ -230,6 +234,7 @@ export async function readKeywordIndex(bytes: Uint8Array, strings: StringTable =
 }
 
 interface Header {
+  version: number;
   terms: number;
   titles: number;
   miniSearch: AsPlainObject;
@@ -240,13 +245,13 @@ function checkHeader(parsed: unknown): Header {
   if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
     throw new KeywordIndexCorruptError('not a keyword index');
   }
-  if (data.version !== FORMAT_VERSION) {
+  if (data.version !== FORMAT_VERSION && data.version !== CHUNK_ID_TITLES_VERSION) {
     throw new KeywordIndexCorruptError(`keyword index format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
   }
   checkMiniSearchShape(data.miniSearch);
   if (!isCount(data.terms)) throw new KeywordIndexCorruptError('keyword index header has no term count');
   if (!isCount(data.titles)) throw new KeywordIndexCorruptError('keyword index header has no title count');
-  return { terms: data.terms, titles: data.titles, miniSearch: data.miniSearch };
+  return { version: data.version, terms: data.terms, titles: data.titles, miniSearch: data.miniSearch };
 }
 
 function isCount(value: unknown): value is number {
@@ -308,13 +313,14 @@ function loadPostings(index: ChunkPostings, rows: unknown[]): void {
 }
 
 /** Title rows into `keys` (their chunks' ids are loaded first); returns how many. */
-function loadTitles(rows: unknown[], index: ChunkPostings, keys: TitleKeys): number {
+function loadTitles(rows: unknown[], index: ChunkPostings, keys: TitleKeys, version: number): number {
+  const byId = version === CHUNK_ID_TITLES_VERSION;
   for (const entry of rows) {
     if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !Array.isArray(entry[1])) {
       throw new KeywordIndexCorruptError('keyword index title map is damaged');
     }
     for (const id of entry[1] as unknown[]) {
-      const doc = typeof id === 'string' ? index.shortIdOf(id) : undefined;
+      const doc = byId ? (typeof id === 'string' ? index.shortIdOf(id) : undefined) : typeof id === 'number' && index.idOf(id) !== undefined ? id : undefined;
       if (doc === undefined) throw new KeywordIndexCorruptError('keyword index title map names an unknown chunk');
       keys.add(entry[0], doc);
     }
