@@ -141,8 +141,8 @@ describe('search paging and unknown tags on a vault', { timeout: 120_000 }, () =
     assert.deepEqual(withWords.incomplete, ['tag:']);
   });
 
-  it('lists the index\'s tags with their note counts', () => {
-    assert.deepEqual(vault.tags(), [
+  it('lists the index\'s tags with their note counts', async () => {
+    assert.deepEqual(await vault.tags(), [
       { tag: 'journal', notes: NOTES },
       { tag: 'gardening', notes: 12 },
       { tag: 'cooking', notes: 1 },

@@ -141,8 +141,14 @@ describe('the text store of the note store', () => {
     await writeFile(texts, bytes.subarray(0, 3));
     await assert.rejects(textsOf(store, 'c.md'), TextStoreCorruptError);
 
+    // Its notes are parsed when first asked for: the damage is reported then, naming the line.
     const notes = (await readFile(path.join(gen, NOTES_FILE), 'utf8')).replace(/"textAt":\d+,/, '');
-    await assert.rejects(NoteStore.read(Buffer.from(notes), texts), NoteStoreCorruptError);
+    const loaded = await NoteStore.read(Buffer.from(notes), texts);
+    assert.throws(() => loaded.note('c.md'), (error: Error) => error instanceof NoteStoreCorruptError && /notes\.jsonl:2: a chunk without the place of its texts/.test(error.message));
+    await assert.rejects(NoteStore.read(Buffer.from(notes), texts).then((again) => again.readAll()), NoteStoreCorruptError);
+    // A notes file of an earlier version (no counts in its header) is parsed whole, and so rejected at once.
+    const [, ...noteLines] = notes.split('\n');
+    await assert.rejects(NoteStore.read(Buffer.from([JSON.stringify({ failures: {} }), ...noteLines].join('\n')), texts), NoteStoreCorruptError);
   });
 });
 

@@ -62,7 +62,7 @@ export class CairnService implements CairnApi {
   }
 
   async listTags(): Promise<TagCount[]> {
-    return this.app.vault?.tags() ?? [];
+    return (await this.app.vault?.tags()) ?? [];
   }
 
   completeFolder(prefix: string): Promise<FolderCompletion[]> {

@@ -293,9 +293,11 @@ export class CairnVault {
     return tracked;
   }
 
-  /** The index's tags with how many notes carry each, most used first. */
-  tags(): TagCount[] {
-    return tagCounts(this.state.store.allNotes());
+  /** The index's tags with how many notes carry each, most used first (every note read first, in turns). */
+  async tags(): Promise<TagCount[]> {
+    const { store } = this.state;
+    await store.readAll();
+    return tagCounts(store.allNotes());
   }
 
   /** Resolves once no vocabulary build is running (benchmarks wait for it before timing searches). */
@@ -410,7 +412,7 @@ export class CairnVault {
     const adaptationDue = this.adaptationDue();
     const faiss = faissStatus();
     const failed = [...this.state.store.failures].map(([p, reason]) => ({ path: p, reason, ...(this.state.store.note(p) ? { indexed: true as const } : {}) }));
-    const frontmatterErrors = [...this.state.store.allNotes()].filter((n) => n.frontmatterError).map((n) => ({ path: n.path, reason: n.frontmatterError! }));
+    const frontmatterErrors = this.state.store.frontmatterErrors();
     return {
       vault: this.vaultPath,
       dataDir: this.dataDir,

@@ -38,9 +38,10 @@ export class BlockTexts {
     return first;
   }
 
-  add(note: BlockNote): void {
+  /** `tracked`: the note's blocks count as changed (false for a note loaded as it was saved). */
+  add(note: BlockNote, tracked = true): void {
     for (const [uuid, text] of Object.entries(note.blockTexts ?? {})) {
-      this.touch(uuid);
+      if (tracked) this.touch(uuid);
       let defs = this.defs.get(uuid);
       if (!defs) this.defs.set(uuid, (defs = new Map()));
       defs.set(note.path, text);

@@ -7,7 +7,7 @@ import { checkedWhenLoaded, HEADER_FILE as VECTOR_HEADER, VectorIndexCorruptErro
 import { writeFileAtomic } from './atomicWrite.js';
 import { digestBytes, digestFile, type FileDigest } from '../embedding/fileDigest.js';
 import { loadManifest, MANIFEST_FILE, onlyChunkingChanged, rebuildReason, writeManifest, SCHEMA_VERSION, type IndexIdentity, type Manifest } from './manifest.js';
-import { isShown, NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
+import { NOTES_FILE, NoteStore, TEXTS_FILE } from './noteStore.js';
 import { withWriteLock } from './writeLock.js';
 import { SharedStrings } from '../process/sharedStrings.js';
 import { IndexSaveError } from './saveErrors.js';
@@ -170,9 +170,9 @@ async function loadFiles(dir: string, manifest: Manifest, vectorOptions: VectorI
     readChecked(GRAPH_FILE).then((bytes) => LinkGraph.read(bytes, strings)),
     vectorFilesChecked.then((checked) => loadVectorIndex(path.join(gen, VECTORS_DIR), vectorOptions, checked, strings)),
   ]);
-  // Chunks with nothing to show are stored but neither searchable nor embedded.
-  let searchable = 0;
-  for (const note of store.allNotes()) for (const chunk of note.chunks) if (isShown(chunk)) searchable++;
+  // Chunks with nothing to show are stored but neither searchable nor embedded. The store's count is its header's
+  // until its notes are read (which checks the header).
+  const searchable = store.searchableCount;
   if (searchable !== keyword.size || searchable !== vectors.size) {
     throw new Error(`indices disagree: ${searchable} searchable chunks, ${keyword.size} keyword entries, ${vectors.size} vectors`);
   }

@@ -190,6 +190,8 @@ export class VaultIndexer {
   ): Promise<IndexSummary> {
     const { state } = this.deps;
     const started = performance.now();
+    // A loaded store's notes are read when first asked for (see NoteStore.unread); a pass compares and changes them all.
+    await state.store.readAll();
     const phaseSeconds: Record<IndexPhase, number> = { scan: 0, chunk: 0, embed: 0, index: 0, persist: 0 };
     const timed: PhaseTimer = async (phase, work) => {
       const t = performance.now();
