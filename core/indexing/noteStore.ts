@@ -220,8 +220,8 @@ export class NoteStore {
   }
 
   private checkAllRead(): void {
-    this.unreadStrings = OWN_STRINGS;
     if (this.unread.size > 0) return;
+    this.unreadStrings = OWN_STRINGS;
     if (this.unreadChunks !== 0 || this.unreadSearchable !== 0) {
       const counts = `${this.unreadChunks} chunks and ${this.unreadSearchable} searchable ones`;
       this.unreadChunks = this.unreadSearchable = 0;
@@ -236,11 +236,16 @@ export class NoteStore {
     this.unread.delete(notePath);
     const record = parseNoteLine(Buffer.from(unread.line.buffer, unread.line.byteOffset, unread.line.byteLength).toString('utf8'), unread.number, this.unreadStrings);
     if (record.path !== notePath) throw new NoteStoreCorruptError(`${NOTES_FILE}:${unread.number}: the note's path is not the one its line begins with`);
-    this.unreadChunks -= record.chunks.length;
-    for (const chunk of record.chunks) if (isShown(chunk)) this.unreadSearchable--;
-    this.unreadFrontmatterErrors.delete(notePath);
+    this.countRead(record);
     this.insert(record, false);
     return record;
+  }
+
+  /** A note of a notes file whose header counts them, parsed: what it holds is no longer unread. */
+  private countRead(record: NoteRecord): void {
+    this.unreadChunks -= record.chunks.length;
+    for (const chunk of record.chunks) if (isShown(chunk)) this.unreadSearchable--;
+    this.unreadFrontmatterErrors.delete(record.path);
   }
 
   /** Adds or replaces a note, keeping its chunks' texts until the next save; returns the ids of the chunks it replaced. */
@@ -425,12 +430,8 @@ export class NoteStore {
           if (notePath !== undefined) store.unread.set(strings.of(notePath), { line: buffer.subarray(start, end), number: lineNumber });
           else {
             const record = parseNoteLine(buffer.toString('utf8', start, end), lineNumber, strings);
-            if (counted) {
-              store.unreadChunks -= record.chunks.length;
-              for (const chunk of record.chunks) if (isShown(chunk)) store.unreadSearchable--;
-              store.unreadFrontmatterErrors.delete(record.path);
-            }
-            store.insert(record, true);
+            if (counted) store.countRead(record);
+            store.insert(record, false);
           }
         }
         start = end + 1;
@@ -439,7 +440,6 @@ export class NoteStore {
       // After the notes: adding a note clears its entry, and an indexed note's entry is a warning that stays with it
       // (read as Windows-1252, chunked as plain text) until the note is chunked again.
       for (const [p, reason] of Object.entries(failures)) store.failures.set(p, String(reason));
-      store.blockTexts.takeChanged();
       if (store.unread.size === 0) store.checkAllRead();
     } catch (error) {
       if (error instanceof NoteStoreCorruptError) throw error;
