@@ -41,12 +41,37 @@ async function linesOf(index: KeywordIndex): Promise<string[]> {
 
 /**
  * The saved header, table lines and posting rows, the rows sorted by term (their order follows MiniSearch's term
- * tree).
+ * tree), each field's postings as version 4 wrote them (`fieldId, "<base64>"`) followed by their counts.
  */
 async function savedForm(index: KeywordIndex): Promise<{ header: unknown; tables: unknown[]; rows: unknown[] }> {
   const [header, ...lines] = (await linesOf(index)).map((line) => JSON.parse(line) as unknown);
-  const rows = lines.filter((line) => Array.isArray(line)).flat() as Array<[string, ...unknown[]]>;
+  const rows = lines.filter((line) => Array.isArray(line)).flatMap((line) => inlineRows(line as PostingsLine, true));
   return { header, tables: lines.filter((line) => !Array.isArray(line)), rows: rows.sort((a, b) => (a[0] < b[0] ? -1 : 1)) };
+}
+
+/** A postings line as version 5 writes it: rows `[term, fieldId, bytes, pairs, lastDoc, …]`, then the rows' bytes in base64. */
+type PostingsLine = [...Array<[string, ...number[]]>, string];
+
+/** A version-5 postings line's rows as version 4 wrote them, `[term, fieldId, "<base64>", …]` (with each field's counts after it when `counts`). */
+function inlineRows(line: PostingsLine, counts = false): Array<[string, ...unknown[]]> {
+  const bytes = Buffer.from(line.at(-1) as string, 'base64');
+  let at = 0;
+  return (line.slice(0, -1) as Array<[string, ...number[]]>).map(([term, ...fields]) => {
+    const row: [string, ...unknown[]] = [term];
+    for (let i = 0; i < fields.length; i += 4) {
+      const [fieldId, length, pairs, lastDoc] = fields.slice(i, i + 4) as [number, number, number, number];
+      row.push(fieldId, bytes.subarray(at, (at += length)).toString('base64'), ...(counts ? [pairs, lastDoc] : []));
+    }
+    return row;
+  });
+}
+
+/** The same file as version 4 wrote it (each field's postings a base64 string of their own, no counts). */
+function asVersion4(lines: string[]): string[] {
+  return lines.map((line, n) => {
+    if (n === 0) return `${JSON.stringify({ ...JSON.parse(line), version: 4 })}\n`;
+    return line.startsWith('[') ? `${JSON.stringify(inlineRows(JSON.parse(line) as PostingsLine))}\n` : line;
+  });
 }
 
 const ids = (index: KeywordIndex, query: string, k = 10, options = {}) => index.search(query, k, options).map((hit) => hit.id);
@@ -495,20 +520,27 @@ describe('serialisation', () => {
     assert.deepEqual(await savedForm(loaded), await savedForm(original), 'the same edits give the same postings');
   });
 
-  test('title rows name chunks by short id; an index of version 3, which named them by chunk id, loads the same and saves as version 4', async () => {
+  test('title rows name chunks by short id; indices of version 4 (postings without counts) and version 3 (title rows by chunk id) load the same and save as version 5', async () => {
     const many = Array.from({ length: 300 }, (_, i) => doc(`notes/n${i % 40}.md#${i}`, `word${i % 13} text`, { title: `Page ${i % 40}`, aliases: i % 7 === 0 ? ['Seven'] : [] }));
     const original = indexOf(many);
     original.remove(['notes/n3.md#3', 'notes/n7.md#7']);
     const lines = await linesOf(original);
     const header = JSON.parse(lines[0]!) as { version: number };
-    assert.equal(header.version, 4);
+    assert.equal(header.version, 5);
     const table = (line: string) => JSON.parse(line) as Record<string, Array<[unknown, unknown]>>;
     const titleRows = lines.filter((line) => line.startsWith('{"titles"')).flatMap((line) => table(line).titles!);
     assert.ok(titleRows.length > 40 && titleRows.every(([key, docs]) => typeof key === 'string' && Array.isArray(docs) && docs.every(Number.isInteger)));
 
-    // The same index as version 3 wrote it: each title row's short ids as the chunk ids the id table gives them.
+    // The same index as version 4 wrote it: each field's postings a base64 string of its own, without counts.
+    const v4 = asVersion4(lines);
+    assert.ok(v4.filter((line) => line.startsWith('[')).every((line) => (JSON.parse(line) as unknown[][]).every((row) => typeof row[2] === 'string')));
+    const fromV4 = await KeywordIndex.read(Buffer.from(v4.join('')));
+    for (const query of ['Page 12', 'page 3', 'Seven', 'word5', 'n7']) assert.deepEqual(fromV4.search(query, 20), original.search(query, 20), query);
+    assert.deepEqual(await savedForm(fromV4), await savedForm(original), 'version 4 saved again, as version 5');
+
+    // As version 3 wrote it: also each title row's short ids as the chunk ids the id table gives them.
     const idOf = new Map(lines.filter((line) => line.startsWith('{"documentIds"')).flatMap((line) => table(line).documentIds!) as Array<[number, string]>);
-    const v3 = lines.map((line, n) => {
+    const v3 = v4.map((line, n) => {
       if (n === 0) return `${JSON.stringify({ ...JSON.parse(line), version: 3 })}\n`;
       if (!line.startsWith('{"titles"')) return line;
       return `${JSON.stringify({ titles: table(line).titles!.map(([key, docs]) => [key, (docs as number[]).map((d) => idOf.get(d)!)]) })}\n`;
@@ -516,9 +548,9 @@ describe('serialisation', () => {
     assert.ok(v3.join('').includes('"notes/n0.md#0"'), 'the converted title rows name chunk ids');
     const loaded = await KeywordIndex.read(Buffer.from(v3.join('')));
     for (const query of ['Page 12', 'page 3', 'Seven', 'word5', 'n7']) assert.deepEqual(loaded.search(query, 20), original.search(query, 20), query);
-    assert.deepEqual(await savedForm(loaded), await savedForm(original), 'saved again, as version 4');
+    assert.deepEqual(await savedForm(loaded), await savedForm(original), 'version 3 saved again, as version 5');
 
-    // Version 4 with a title row naming a chunk by id, or a short id no chunk has, is damaged.
+    // Version 5 with a title row naming a chunk by id, or a short id no chunk has, is damaged.
     const withTitles = (rows: unknown) => lines.map((line) => (line.startsWith('{"titles"') ? `${JSON.stringify({ titles: rows })}\n` : line)).join('');
     const rows = (docs: unknown[]) => [...titleRows.slice(0, titleRows.length - 1), ['page 1', docs]];
     await KeywordIndex.read(Buffer.from(withTitles(titleRows))); // sanity: the rows as written load
@@ -536,7 +568,10 @@ describe('serialisation', () => {
     const tableLine = (name: string) => tables.find((line) => line.startsWith(`{"${name}"`))!;
     const withHeader = (changed: object) => `${JSON.stringify({ ...header, ...changed })}\n${tables.join('')}${postings}`;
     const withTables = (...lines: string[]) => `${headerLine}${lines.join('')}${postings}`;
-    const withPostings = (rows: unknown) => `${headerLine}${tables.join('')}${JSON.stringify(rows)}\n`;
+    // One postings line standing for all (the header counting its terms).
+    const withPostings = (line: unknown[]) => `${JSON.stringify({ ...header, terms: line.length - 1 })}\n${tables.join('')}${JSON.stringify(line)}\n`;
+    const one = Buffer.from([0x01, 0x01]).toString('base64'); // chunk 1, once
+    const two = Buffer.from([0x01, 0x01, 0x01, 0x01]).toString('base64'); // chunks 1 and 2, once each
     assert.deepEqual(
       tables.map((line) => Object.keys(JSON.parse(line))[0]),
       ['documentIds', 'fieldLength', 'titles'],
@@ -566,17 +601,33 @@ describe('serialisation', () => {
       withTables(tableLine('documentIds'), tableLine('fieldLength'), tableLine('titles'), '{"other":[]}\n'),
       withTables(tableLine('documentIds'), '{"fieldLength":[[0,[1,2]]]}\n', tableLine('titles')), // a row of the wrong width
       `${headerLine}"x"\n`,
-      withPostings([[5, 0, 'AQE=']]),
-      withPostings([['term', 9, 'AQE=']]),
-      withPostings([['term', 0]]),
-      // A varint that never ends, a chunk id past the last one, a zero term frequency.
-      withPostings([['term', 0, Buffer.from([0x81, 0x81]).toString('base64')]]),
-      withPostings([['term', 0, Buffer.from([0x7f, 0x01]).toString('base64')]]),
-      withPostings([['term', 0, Buffer.from([0x01, 0x00]).toString('base64')]]),
+      withPostings([[5, 0, 2, 1, 1], one]),
+      withPostings([['term', 9, 2, 1, 1], one]), // no such field
+      withPostings([['term', 0, 2, 1, 1, 0, 2, 1, 1], two]), // a field twice
+      withPostings([['term', 0], one]),
+      withPostings([['term', 0, 2, 1, 1]]), // no bytes
+      withPostings([['term', 0, 4, 1, 1], one]), // more bytes than the line holds
+      withPostings([['term', 0, 2, 1, 1], two]), // bytes no row claims
+      withPostings([['term', 0, 2, 2, 1], one]), // more postings than the bytes can hold
+      withPostings([['term', 0, 2, 1, 9999], one]), // a chunk past the last one
+      withPostings([['term', 0, 2, 0, 1], one]),
     ];
-    // Sanity: the pieces put back together are a valid index.
+    // Sanity: the pieces put back together are a valid index, and so is a postings line of valid counts.
     await KeywordIndex.read(Buffer.from(withTables(...tables)));
+    assert.ok((await KeywordIndex.read(Buffer.from(withPostings([['term', 0, 2, 1, 1], one])))).search('term', 5).length > 0);
     for (const text of corrupt) await assert.rejects(KeywordIndex.read(Buffer.from(text)), KeywordIndexCorruptError, text.slice(0, 80));
+    // Counts that disagree with their bytes (the file's digest matched, so only a faulty writer makes them), a varint
+    // that never ends, a zero term frequency: found when the postings are first read.
+    for (const line of [
+      [['term', 0, 2, 1, 2], one],
+      [['term', 0, 4, 2, 3], two],
+      [['term', 0, 4, 1, 2], two],
+      [['term', 0, 2, 1, 1], Buffer.from([0x81, 0x81]).toString('base64')],
+      [['term', 0, 2, 1, 1], Buffer.from([0x01, 0x00]).toString('base64')],
+    ]) {
+      const loaded = await KeywordIndex.read(Buffer.from(withPostings(line)));
+      assert.throws(() => loaded.search('term', 5), KeywordIndexCorruptError, JSON.stringify(line));
+    }
   });
 });
 

@@ -3,11 +3,16 @@
  * then MiniSearch's document tables and the title map, a few thousand entries a line, each line an object naming
  * its table (`{"documentIds":[[shortId,"chunk id"],…]}`, `{"fieldLength":[[shortId,[lengths]],…]}`,
  * `{"titles":[["key",[shortId,…]],…]}`, a key shared by many chunks in several rows), then the postings, a few
- * thousand terms a line, each term's postings per field as base64 of varints. Written and read a line at a time, so a large index neither holds the event loop for
- * long nor needs one giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one
- * go). Loaded, the postings stay varint bytes (all of a line's in one buffer) until used. Version 3 named a title's
- * chunks by id, each id then parsed and looked up once more (at 50,000 chunks some 3 MB of the file and 80 ms of the
- * load); it is still read, and the next save writes version 4.
+ * thousand terms a line: each term's row gives, per field, the byte length of its postings (varints), how many
+ * postings they hold and the highest chunk among them, and the line ends with all its rows' bytes as one base64
+ * string. Written and read a line at a time, so a large index neither holds the event loop for long nor needs one
+ * giant string (version 2 had the tables in its header line: 9 MB at 50,000 chunks, parsed in one go). Loaded, the
+ * postings stay varint bytes (all of a line's in one buffer) until used.
+ *
+ * Older versions still read (the next save writes version 5): version 4 gave each field's postings as a base64
+ * string of its own, without their counts, so a load decoded every list to count it (at 50,000 chunks some 90 ms
+ * of the main thread, with the strings' parsing); version 3 also named a title's chunks by id, each id then parsed
+ * and looked up once more (some 3 MB of the file and 80 ms of the load).
  */
 import type { AsPlainObject } from 'minisearch';
 import { eachLine } from '../lineFile.js';
@@ -25,8 +30,10 @@ export class KeywordIndexCorruptError extends Error {
 }
 
 const FORMAT = 'cairn-keyword-index';
-const FORMAT_VERSION = 4;
-/** Title rows naming chunks by id rather than short id: read, never written. */
+const FORMAT_VERSION = 5;
+/** Each field's postings a base64 string of their own, without counts: read, never written. */
+const INLINE_POSTINGS_VERSION = 4;
+/** Also title rows naming chunks by id rather than short id: read, never written. */
 const CHUNK_ID_TITLES_VERSION = 3;
 
 // Terms per piece of the written JSON: about 10 ms of encoding each.
@@ -78,11 +85,11 @@ async function* tableLines<T>(table: Table, items: Iterable<T>, encode: (item: T
 }
 
 /**
- * The posting rows, `[["term",fieldId,"<base64 varints>",…],…]`, TERMS_PER_LINE terms a line, written straight
- * into bytes: no string or array per list, which a save made for every term after every edit (most of its garbage).
- * A packed list built in memory (8 bytes a posting, and room to grow) is swapped for its encoding, as a loaded index
- * holds it (2–3 bytes a posting): after a save the index that built the vault takes the memory of one opened from
- * its files. A list is decoded again when a chunk is added to it.
+ * The posting lines, `[["term",fieldId,bytes,pairs,lastDoc,…],…,"<base64 of the rows' varints>"]`, TERMS_PER_LINE
+ * terms a line, written straight into bytes: no string or array per list, which a save made for every term after
+ * every edit (most of its garbage). A packed list built in memory (8 bytes a posting, and room to grow) is swapped
+ * for its encoding, as a loaded index holds it (2–3 bytes a posting): after a save the index that built the vault
+ * takes the memory of one opened from its files. A list is decoded again when a chunk is added to it.
  */
 async function* postingLines(index: ChunkPostings, turns: TimeSlices): AsyncGenerator<Uint8Array> {
   const writer = new VarintWriter();
@@ -94,10 +101,9 @@ async function* postingLines(index: ChunkPostings, turns: TimeSlices): AsyncGene
     line.text(terms === 0 ? '[' : ',');
     line.text(`[${JSON.stringify(term)}`);
     for (const [fieldId, docs] of fields) {
-      line.text(`,${fieldId},"`);
       const { bytes, start, end, pairs, lastDoc } = writer.encodePostings(docs);
-      line.base64(bytes, start, end);
-      line.text('"');
+      line.text(`,${fieldId},${end - start},${pairs},${lastDoc}`);
+      line.binary(bytes, start, end);
       // A list built in memory becomes bytes. A loaded list keeps its form: swapping the lists an edit touched for
       // new copies on every save made garbage that V8 let pile up (the live stage's peak at 50k, 572 → 872 MB).
       if (docs instanceof PackedPostings && !(docs instanceof LazyPostings)) {
@@ -107,33 +113,53 @@ async function* postingLines(index: ChunkPostings, turns: TimeSlices): AsyncGene
     }
     line.text(']');
     if (++terms === TERMS_PER_LINE) {
-      line.text(']\n');
-      yield line.take();
+      yield line.takeWithBinary();
       terms = 0;
     }
     if (turns.due()) await turns.next();
   }
-  if (terms > 0) {
-    line.text(']\n');
-    yield line.take();
-  }
+  if (terms > 0) yield line.takeWithBinary();
 }
 
 const BASE64 = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/', 'latin1');
 const PAD = 0x3d;
 
-/** A line of the file being written, in a buffer that grows as needed. */
+/** A line of the file being written, in a buffer that grows as needed, and the bytes its end is to give as base64. */
 class LineBytes {
   private bytes = Buffer.allocUnsafe(1 << 16);
   private used = 0;
+  private pending = Buffer.allocUnsafe(1 << 16);
+  private pendingUsed = 0;
 
   text(text: string): void {
     this.room(text.length * 3);
     this.used += this.bytes.write(text, this.used, 'utf8');
   }
 
+  /** Bytes for the line's closing base64 string (see `takeWithBinary`). */
+  binary(bytes: Uint8Array, start: number, end: number): void {
+    if (this.pendingUsed + (end - start) > this.pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.pending.length * 2, this.pendingUsed + (end - start)));
+      this.pending.copy(grown, 0, 0, this.pendingUsed);
+      this.pending = grown;
+    }
+    this.pending.set(bytes.subarray(start, end), this.pendingUsed);
+    this.pendingUsed += end - start;
+  }
+
+  /** The line so far, closed with `,"<base64 of the binary bytes>"]` and a newline, copied out; both start over. */
+  takeWithBinary(): Buffer {
+    this.text(',"');
+    this.base64(this.pending, 0, this.pendingUsed);
+    this.text('"]\n');
+    this.pendingUsed = 0;
+    const line = Buffer.from(this.bytes.subarray(0, this.used));
+    this.used = 0;
+    return line;
+  }
+
   /** `bytes[start..end)` as base64, exactly as `Buffer#toString('base64')` writes it. */
-  base64(bytes: Uint8Array, start: number, end: number): void {
+  private base64(bytes: Uint8Array, start: number, end: number): void {
     this.room(Math.ceil((end - start) / 3) * 4);
     const out = this.bytes;
     let at = this.used;
@@ -153,13 +179,6 @@ class LineBytes {
       out[at++] = PAD;
     }
     this.used = at;
-  }
-
-  /** The line so far, copied out; the buffer starts over. */
-  take(): Buffer {
-    const line = Buffer.from(this.bytes.subarray(0, this.used));
-    this.used = 0;
-    return line;
   }
 
   private room(bytes: number): void {
@@ -213,8 +232,7 @@ export async function readKeywordIndex(bytes: Uint8Array, strings: StringTable =
         throw new KeywordIndexCorruptError('keyword index data is damaged', { cause: error });
       }
     } else if (Array.isArray(parsed)) {
-      loadPostings(loaded.index, parsed);
-      terms += parsed.length;
+      terms += loaded.header.version === FORMAT_VERSION ? loadPostings(loaded.index, parsed) : loadInlinePostings(loaded.index, parsed);
     } else {
       const [table, entries] = tableOf(parsed, lineNumber);
       if (table === 'titles') titleRows += loadTitles(entries, loaded.index, titles, loaded.header.version);
@@ -245,7 +263,7 @@ function checkHeader(parsed: unknown): Header {
   if (typeof data !== 'object' || data === null || data.format !== FORMAT) {
     throw new KeywordIndexCorruptError('not a keyword index');
   }
-  if (data.version !== FORMAT_VERSION && data.version !== CHUNK_ID_TITLES_VERSION) {
+  if (data.version !== FORMAT_VERSION && data.version !== INLINE_POSTINGS_VERSION && data.version !== CHUNK_ID_TITLES_VERSION) {
     throw new KeywordIndexCorruptError(`keyword index format version ${String(data.version)}, expected ${FORMAT_VERSION}`);
   }
   checkMiniSearchShape(data.miniSearch);
@@ -280,8 +298,50 @@ function loadTable(table: 'documentIds' | 'fieldLength', entries: unknown[], ind
   }
 }
 
-/** One line's postings: decoded from base64 into one buffer they share (no string or buffer per term is kept). */
-function loadPostings(index: ChunkPostings, rows: unknown[]): void {
+/**
+ * One line's postings (its rows, then the base64 of their bytes), decoded into one buffer they share: no string or
+ * buffer per term is kept, and no list is decoded, its counts being given. The manifest's digest of the file stands
+ * for the bytes; a list whose bytes disagree with its counts is found when first decoded. Returns the line's terms.
+ */
+function loadPostings(index: ChunkPostings, line: unknown[]): number {
+  const encoded = line.at(-1);
+  if (typeof encoded !== 'string') throw new KeywordIndexCorruptError('keyword index postings are damaged');
+  const arena = Buffer.from(encoded, 'base64');
+  const idLimit = index.idLimit;
+  const fieldCount = FIELDS.length;
+  let offset = 0;
+  const terms = line.length - 1;
+  for (let t = 0; t < terms; t++) {
+    const row = line[t];
+    if (!Array.isArray(row) || typeof row[0] !== 'string' || row.length < 5 || row.length % 4 !== 1) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+    const fields: TermPostings = new Map();
+    for (let i = 1; i < row.length; i += 4) {
+      const [fieldId, bytes, pairs, lastDoc] = [row[i], row[i + 1], row[i + 2], row[i + 3]] as unknown[];
+      // Each posting is two varints of a byte or more, ids ascending from 0; an empty list is written as none.
+      const fits =
+        isIndex(fieldId, fieldCount) &&
+        !fields.has(fieldId) &&
+        isIndex(pairs, idLimit + 1) &&
+        typeof lastDoc === 'number' &&
+        (pairs === 0 ? lastDoc === -1 && bytes === 0 : isIndex(lastDoc, idLimit) && pairs <= lastDoc + 1) &&
+        isIndex(bytes, arena.length - offset + 1) &&
+        bytes >= 2 * pairs;
+      if (!fits) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+      fields.set(fieldId, new LazyPostings(arena, offset, offset + bytes, idLimit, pairs, lastDoc));
+      offset += bytes;
+    }
+    index.setTerm(row[0], fields);
+  }
+  if (offset !== arena.length) throw new KeywordIndexCorruptError('keyword index postings are damaged');
+  return terms;
+}
+
+function isIndex(value: unknown, limit: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < limit;
+}
+
+/** One line of version 4's postings, each field's a base64 string of its own: each list decoded to count it. */
+function loadInlinePostings(index: ChunkPostings, rows: unknown[]): number {
   const fieldCount = FIELDS.length;
   let bytes = 0;
   for (const row of rows) {
@@ -310,6 +370,7 @@ function loadPostings(index: ChunkPostings, rows: unknown[]): void {
     }
     index.setTerm(row[0] as string, fields);
   }
+  return rows.length;
 }
 
 /** Title rows into `keys` (their chunks' ids are loaded first); returns how many. */
@@ -455,7 +516,7 @@ class LazyPostings extends PackedPostings {
   override forEachUnchanging(visit: (frequency: number, doc: number) => void): void {
     const encoded = this.encoded;
     if (encoded === undefined) return super.forEachUnchanging(visit);
-    new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => visit(frequency, doc));
+    this.decodeEncoded(encoded, visit);
     this.onTail(() => super.forEachUnchanging(visit));
   }
 
@@ -493,9 +554,19 @@ class LazyPostings extends PackedPostings {
     let ends = 0;
     for (let i = this.start; i < this.end; i++) if (encoded[i]! < 0x80) ends++;
     this.reserveFor((ends >> 1) + tail.length / 2);
-    new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => this.append(doc, frequency));
+    this.decodeEncoded(encoded, (frequency, doc) => this.append(doc, frequency));
     for (let i = 0; i < tail.length; i += 2) this.append(tail[i]!, tail[i + 1]!);
     this.start = this.end = 0;
+  }
+
+  /** The encoded postings in id order, checked against the counts they were loaded with (see `loadPostings`). */
+  private decodeEncoded(encoded: Uint8Array, visit: (frequency: number, doc: number) => void): void {
+    let lastDoc = -1;
+    const pairs = new VarintReader().decodePostings(encoded, this.start, this.end, this.idLimit, (doc, frequency) => {
+      lastDoc = doc;
+      visit(frequency, doc);
+    });
+    if (pairs !== this.encodedPairs || lastDoc !== this.lastEncoded) throw new KeywordIndexCorruptError('keyword index postings are damaged');
   }
 }
 
