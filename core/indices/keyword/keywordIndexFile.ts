@@ -316,7 +316,10 @@ function loadPostings(index: ChunkPostings, line: unknown[]): number {
     if (!Array.isArray(row) || typeof row[0] !== 'string' || row.length < 5 || row.length % 4 !== 1) throw new KeywordIndexCorruptError('keyword index postings are damaged');
     const fields: TermPostings = new Map();
     for (let i = 1; i < row.length; i += 4) {
-      const [fieldId, bytes, pairs, lastDoc] = [row[i], row[i + 1], row[i + 2], row[i + 3]] as unknown[];
+      const fieldId: unknown = row[i];
+      const bytes: unknown = row[i + 1];
+      const pairs: unknown = row[i + 2];
+      const lastDoc: unknown = row[i + 3];
       // Each posting is two varints of a byte or more, ids ascending from 0; an empty list is written as none.
       const fits =
         isIndex(fieldId, fieldCount) &&
@@ -550,10 +553,8 @@ class LazyPostings extends PackedPostings {
     // Dropped first: appending must not decode again.
     this.encoded = undefined;
     this.clear();
-    // Each varint ends in a byte below 0x80, and a pair is two varints: room for all of them at once.
-    let ends = 0;
-    for (let i = this.start; i < this.end; i++) if (encoded[i]! < 0x80) ends++;
-    this.reserveFor((ends >> 1) + tail.length / 2);
+    // Room for all of them at once.
+    this.reserveFor(this.encodedPairs + tail.length / 2);
     this.decodeEncoded(encoded, (frequency, doc) => this.append(doc, frequency));
     for (let i = 0; i < tail.length; i += 2) this.append(tail[i]!, tail[i + 1]!);
     this.start = this.end = 0;
